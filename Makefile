@@ -1,0 +1,79 @@
+# bpf-arena-dkms: top-level build.  `make demo`, `make check`; see README.md.
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+CACHE := $(TOP)/cache
+BUILD := $(TOP)/build
+
+# Every goal but these needs the toolchain and the kernels: run the idempotent
+# setup first (it does nothing on a set-up machine).
+NO_SETUP_GOALS := setup clean help
+ifneq ($(filter-out $(NO_SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(BPF_ARENA_SETUP_DONE),)
+$(shell $(TOP)/scripts/setup.sh 1>&2)
+ifneq ($(.SHELLSTATUS),0)
+$(error make setup failed)
+endif
+export BPF_ARENA_SETUP_DONE := 1
+endif
+include $(CACHE)/kernels.env
+endif
+
+KVER ?= $(K61)
+VERSION := $(shell cat $(TOP)/VERSION)
+KBUILD_DIR = $(CACHE)/kbuild/$(KVER)
+MOD_BUILD = $(BUILD)/module/$(KVER)
+# linux-kbuild-6.1 has no resolve_btfids: setup builds one from linux-source-6.1.
+RESOLVE_BTFIDS_ARG = $(if $(filter 6.1.%,$(KVER)),RESOLVE_BTFIDS=$(CACHE)/tools/resolve_btfids-6.1/resolve_btfids)
+HARNESS_DIR := $(CACHE)/linux-source-6.1/tools/testing/selftests
+
+CC := gcc
+WARN := -Wall -Wextra -Werror
+USER_CFLAGS := -O2 -g $(WARN) -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/lib
+TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VERSION='"$(VERSION)"'
+
+TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
+TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+DEMO_BIN := $(BUILD)/bin/bpf-arena-demo
+
+.PHONY: all setup module modules userspace tests check demo checkpatch clean help
+all: modules userspace
+
+help:
+	@echo "make demo | check | setup | module KVER=... | modules | userspace | checkpatch | clean"
+
+setup:
+	BPF_ARENA_SETUP_DONE= $(TOP)/scripts/setup.sh
+
+# Kbuild puts objects next to the sources, so each kernel builds in its own copy.
+module:
+	@mkdir -p $(MOD_BUILD)/tests/vm
+	@cp -au $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/module $(TOP)/jit $(TOP)/uapi $(MOD_BUILD)/
+	@cp -au $(TOP)/tests/vm/warnmod $(MOD_BUILD)/tests/vm/
+	$(MAKE) -s -C $(KBUILD_DIR) M=$(MOD_BUILD) $(RESOLVE_BTFIDS_ARG) BPF_ARENA_TEST_MODULES=m modules
+
+modules:
+	$(MAKE) -s module KVER=$(K61)
+	$(MAKE) -s module KVER=$(K612)
+
+userspace: $(TEST_BINS) $(DEMO_BIN)
+tests: $(TEST_BINS)
+
+$(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lpthread
+
+$(DEMO_BIN): $(TOP)/demo/bpf_arena_demo.c $(wildcard $(TOP)/uapi/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -std=c11 -DBPF_ARENA_VERSION='"$(VERSION)"' -o $@ $<
+
+checkpatch:
+	$(CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --quiet \
+		-f $(wildcard $(TOP)/module/*.[ch] $(TOP)/jit/*.[ch] $(TOP)/uapi/*.h)
+
+check: all
+	$(TOP)/scripts/check.sh
+
+demo: all
+	$(TOP)/tests/vm/run --kernel 6.1 -- bpf-arena-demo
+
+clean:
+	rm -rf $(BUILD)
