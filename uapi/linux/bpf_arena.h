@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * bpf-arena-dkms user ABI: the /dev/bpf_arena device and the upstream BPF
+ * arena constants, for headers that predate Linux 6.9.
+ *
+ * The device: open("/dev/bpf_arena") gives an arena handle.  mmap() of the
+ * device fd creates the arena with defaults (size = the mmap length, flags =
+ * BPF_F_MMAPABLE) unless BPF_ARENA_IOC_CONFIGURE set them first, or
+ * BPF_ARENA_IOC_ATTACH made the handle refer to an existing arena map.
+ *
+ * Every ioctl argument starts with a __u32 size that user space sets to the
+ * sizeof() of the struct it was compiled with.  The kernel accepts a smaller
+ * (older) struct, and a larger (newer) one if the bytes it does not know are
+ * zero (E2BIG otherwise), so the structs can grow at the end.  Commands are
+ * matched on type and number only.
+ */
+#ifndef _UAPI_LINUX_BPF_ARENA_H
+#define _UAPI_LINUX_BPF_ARENA_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Upstream (6.9+) values, identical to include/uapi/linux/bpf.h. */
+#define BPF_ARENA_MAP_TYPE		33	/* BPF_MAP_TYPE_ARENA */
+#define BPF_ARENA_F_MMAPABLE		(1U << 10)	/* BPF_F_MMAPABLE */
+#define BPF_ARENA_F_SEGV_ON_FAULT	(1U << 17)	/* BPF_F_SEGV_ON_FAULT */
+#define BPF_ARENA_F_NO_USER_CONV	(1U << 18)	/* BPF_F_NO_USER_CONV */
+#define BPF_ARENA_MAX_BYTES		(1ULL << 32)	/* 4 GiB */
+
+#define BPF_ARENA_DEV_NAME		"bpf_arena"
+#define BPF_ARENA_DEV_PATH		"/dev/bpf_arena"
+#define BPF_ARENA_UAPI_VERSION		1
+
+/*
+ * BPF_ARENA_IOC_CONFIGURE: before the arena exists (no mmap, no MAP_FD, no
+ * ATTACH yet).  Same rules and errnos as BPF_MAP_CREATE of an arena map:
+ * map_flags must include BPF_F_MMAPABLE; max_entries is the size in pages
+ * (0 here means "take it from the first mmap length"); map_extra is the fixed
+ * user address or 0.
+ */
+struct bpf_arena_config {
+	__u32 size;
+	__u32 map_flags;
+	__u32 max_entries;
+	__s32 numa_node;	/* -1: any node */
+	__u64 map_extra;
+	char name[16];		/* bpf map name, as BPF_MAP_CREATE's map_name */
+};
+
+/* BPF_ARENA_IOC_GET_INFO: what the arena is (valid before creation too). */
+struct bpf_arena_info {
+	__u32 size;
+	__u32 uapi_version;	/* out: BPF_ARENA_UAPI_VERSION */
+	__u32 map_flags;
+	__u32 max_entries;
+	__u64 map_extra;
+	__u64 user_vm_start;	/* 0 until the first mmap (or map_extra) */
+	__u64 user_vm_end;
+	__u32 map_id;		/* bpf map id, 0 before creation */
+	__u32 created;		/* 1 once the arena exists */
+	char name[16];
+};
+
+/*
+ * BPF_ARENA_IOC_MAP_FD: a new bpf map fd for the arena (creating it from the
+ * configuration if needed), usable with BPF programs, bpftool and bpf().
+ */
+struct bpf_arena_map_fd {
+	__u32 size;
+	__u32 flags;		/* in: O_CLOEXEC, O_RDONLY/O_WRONLY/O_RDWR as BPF_F_RDONLY etc. are not accepted */
+	__s32 fd;		/* out */
+	__u32 __reserved;
+};
+
+/* BPF_ARENA_IOC_ATTACH: make this (unused) device handle refer to an existing arena map. */
+struct bpf_arena_attach {
+	__u32 size;
+	__s32 map_fd;
+};
+
+/*
+ * BPF_ARENA_IOC_ALLOC_PAGES: allocate page_cnt zeroed pages at addr (a user
+ * address inside the arena, page aligned) or anywhere (addr == 0); on success
+ * addr is the user address of the first page.  Errors: EINVAL (page_cnt 0,
+ * unaligned addr, flags, bad node), ERANGE (outside the arena), EBUSY (a page
+ * in the range is already allocated), ENOMEM, ENXIO (arena not mapped yet).
+ */
+struct bpf_arena_alloc {
+	__u32 size;
+	__u32 page_cnt;
+	__u64 addr;		/* in/out */
+	__s32 node_id;		/* -1: any node */
+	__u32 flags;		/* must be 0 */
+};
+
+/*
+ * BPF_ARENA_IOC_FREE_PAGES and BPF_ARENA_IOC_PREFAULT: a page-aligned range
+ * of user addresses inside the arena.  FREE frees the allocated pages in it
+ * (and zaps them from every process); it returns the number of pages freed,
+ * or ENOENT if none of them was allocated.  PREFAULT allocates the missing
+ * pages of the range (as a user fault would); it returns the number of pages
+ * it allocated.
+ */
+struct bpf_arena_range {
+	__u32 size;
+	__u32 page_cnt;
+	__u64 addr;
+};
+
+/* BPF_ARENA_IOC_STATS: counters since creation. */
+struct bpf_arena_stats {
+	__u32 size;
+	__u32 __reserved;
+	__u64 pages_allocated;	/* now */
+	__u64 user_faults;	/* pages allocated by user page faults */
+	__u64 kern_allocs;	/* pages allocated by bpf_arena_alloc_pages and ioctls */
+	__u64 kern_frees;	/* pages freed */
+	__u64 mapped_vmas;	/* user mappings now */
+};
+
+#define BPF_ARENA_IOC_MAGIC		0xBA
+#define BPF_ARENA_IOC_CONFIGURE		_IOW(BPF_ARENA_IOC_MAGIC, 1, struct bpf_arena_config)
+#define BPF_ARENA_IOC_GET_INFO		_IOWR(BPF_ARENA_IOC_MAGIC, 2, struct bpf_arena_info)
+#define BPF_ARENA_IOC_MAP_FD		_IOWR(BPF_ARENA_IOC_MAGIC, 3, struct bpf_arena_map_fd)
+#define BPF_ARENA_IOC_ATTACH		_IOW(BPF_ARENA_IOC_MAGIC, 4, struct bpf_arena_attach)
+#define BPF_ARENA_IOC_ALLOC_PAGES	_IOWR(BPF_ARENA_IOC_MAGIC, 5, struct bpf_arena_alloc)
+#define BPF_ARENA_IOC_FREE_PAGES	_IOW(BPF_ARENA_IOC_MAGIC, 6, struct bpf_arena_range)
+#define BPF_ARENA_IOC_PREFAULT		_IOW(BPF_ARENA_IOC_MAGIC, 7, struct bpf_arena_range)
+#define BPF_ARENA_IOC_STATS		_IOWR(BPF_ARENA_IOC_MAGIC, 8, struct bpf_arena_stats)
+
+#endif /* _UAPI_LINUX_BPF_ARENA_H */
