@@ -27,14 +27,17 @@ HARNESS_DIR := $(CACHE)/linux-source-6.1/tools/testing/selftests
 
 CC := gcc
 WARN := -Wall -Wextra -Werror
-USER_CFLAGS := -O2 -g $(WARN) -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/lib
+USER_CFLAGS := -O2 -g $(WARN) -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/lib/include
 TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VERSION='"$(VERSION)"'
+
+# libbpfarena: lib/lib.mk defines LIB_A, LIB_SO, LIB_PC and their rules.
+include $(TOP)/lib/lib.mk
 
 TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
 TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 DEMO_BIN := $(BUILD)/bin/bpf-arena-demo
 
-.PHONY: all setup module modules userspace tests check demo checkpatch clean help
+.PHONY: all setup module modules userspace tests lib check demo checkpatch clean help
 all: modules userspace
 
 help:
@@ -54,12 +57,12 @@ modules:
 	$(MAKE) -s module KVER=$(K61)
 	$(MAKE) -s module KVER=$(K612)
 
-userspace: $(TEST_BINS) $(DEMO_BIN)
+userspace: lib $(TEST_BINS) $(DEMO_BIN)
 tests: $(TEST_BINS)
 
-$(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*.h)
+$(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 
 $(DEMO_BIN): $(TOP)/demo/bpf_arena_demo.c $(wildcard $(TOP)/uapi/*.h)
 	@mkdir -p $(dir $@)

@@ -67,7 +67,7 @@ struct bpf_arena_info {
  */
 struct bpf_arena_map_fd {
 	__u32 size;
-	__u32 flags;		/* in: O_CLOEXEC, O_RDONLY/O_WRONLY/O_RDWR as BPF_F_RDONLY etc. are not accepted */
+	__u32 flags;		/* must be 0: the fd is O_RDWR|O_CLOEXEC, as BPF_MAP_CREATE's */
 	__s32 fd;		/* out */
 	__u32 __reserved;
 };
