@@ -2,28 +2,61 @@
 /*
  * bpf_arena: BPF_MAP_TYPE_ARENA for kernels that lack it.
  *
- * Module entry and exit.  Each subsystem (arena object, device, hooks) has
- * its own file and its own init/exit pair, called from here in order.
+ * Module entry and exit.  Each part (symbols, arena files, hooks, device)
+ * has its own file and init/exit pair, called from here in order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/init.h>
+#include <linux/workqueue.h>
 
+#include "arena.h"
+#include "chardev.h"
 #include "kernel_compat.h"
+#include "ksyms.h"
+#include "syscall.h"
 
 static int __init bpf_arena_init(void)
 {
+	int err;
+
 	if (BPF_ARENA_KERNEL_HAS_NATIVE_ARENA) {
 		pr_err("this kernel has native BPF arena (Linux >= 6.9); the module is not needed and refuses to load\n");
 		return -EOPNOTSUPP;
 	}
+	err = ksyms_init();
+	if (err)
+		return err;
+	err = arena_fs_init();
+	if (err)
+		return err;
+	err = arena_syscall_init();
+	if (err)
+		goto fs_exit;
+	err = arena_chardev_init();
+	if (err)
+		goto syscall_exit;
 	pr_info("version %s loaded\n", BPF_ARENA_VERSION);
 	return 0;
+
+syscall_exit:
+	arena_syscall_exit();
+fs_exit:
+	arena_fs_exit();
+	return err;
 }
 
 static void __exit bpf_arena_exit(void)
 {
+	arena_chardev_exit();
+	arena_syscall_exit();
+	/*
+	 * The last arena's map_free() ran on system_unbound_wq and dropped the
+	 * module reference as its last statement: let it return first.
+	 */
+	__flush_workqueue(system_unbound_wq);
+	arena_fs_exit();
 	pr_info("unloaded\n");
 }
 

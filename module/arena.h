@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The arena object: a bpf map of type 33 that owns a 4 GiB (+ guard) kernel
+ * virtual window and the user mappings of the same pages.
+ *
+ * Address layout (as upstream): the kernel address of arena byte x is
+ * kern_vm_start + (u32)user_address; the window is reserved whole at creation
+ * and only allocated arena pages are ever mapped in it.
+ */
+#ifndef BPF_ARENA_ARENA_H
+#define BPF_ARENA_ARENA_H
+
+#include <linux/bpf.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/atomic.h>
+
+#include <linux/bpf_arena.h>
+
+/* Upstream's guard: 32 KiB below and above, covering the s16 insn offset. */
+#define ARENA_GUARD_SZ		round_up(SZ_64K, PAGE_SIZE << 1)
+#define ARENA_KERN_VM_SZ	(SZ_4G + ARENA_GUARD_SZ)
+#define ARENA_MAP_FLAGS		(BPF_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT | \
+				 BPF_ARENA_F_NO_USER_CONV)
+
+struct mem_cgroup;
+
+struct bpf_arena {
+	struct bpf_map map;
+	struct vm_struct *kern_vm;
+	unsigned long kern_vm_start;
+	/* Fixed by map_extra or by the first mmap; never reset. */
+	u64 user_vm_start;
+	u64 user_vm_end;
+	/*
+	 * Allocated page offsets (relative to user_vm_start), one bit per page
+	 * of the user range; allocated when the range becomes known.  (6.1's
+	 * maple tree oopses in mtree_alloc_range(), so no maple tree here.)
+	 */
+	unsigned long *used;
+	/* Serialises faults, alloc, free and mmap, as upstream's arena->lock. */
+	struct mutex lock;
+	/* Memory is charged to the creator's memcg. */
+	struct mem_cgroup *memcg;
+	/*
+	 * Every user mapping of the arena uses this file, so all of them sit
+	 * in one address_space and a free zaps them with unmap_mapping_range().
+	 */
+	struct file *vm_file;
+	atomic64_t mapped_vmas;
+	atomic64_t pages;
+	atomic64_t user_faults;
+	atomic64_t kern_allocs;
+	atomic64_t kern_frees;
+};
+
+static inline struct bpf_arena *to_arena(struct bpf_map *map)
+{
+	return container_of(map, struct bpf_arena, map);
+}
+
+/* arena_map.c */
+extern const struct bpf_map_ops arena_map_ops;
+bool is_arena_map(const struct bpf_map *map);
+/*
+ * Validates attr as upstream's arena_map_alloc and BPF_MAP_CREATE do;
+ * need_cap: the bpf() path requires CAP_BPF (the device path relies on the
+ * device node's permissions instead).
+ */
+int arena_check_attr(const union bpf_attr *attr, bool need_cap);
+/* A new arena with refcnt 1 (the caller's); published with an id. */
+struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap);
+/* A new O_RDWR|O_CLOEXEC bpf-map fd that owns one reference of the arena. */
+int arena_new_map_fd(struct bpf_arena *arena);
+/* BPF_MAP_CREATE of type 33: validate, create, return a map fd or -errno. */
+int arena_map_create(const union bpf_attr *attr);
+
+/* arena_mem.c: pages.  Callers must not hold arena->lock. */
+u64 arena_page_cnt_max(const struct bpf_arena *arena);
+/* Allocates page_cnt pages at user address uaddr (0 = anywhere); *out = uaddr. */
+long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+		       int node_id, u64 *out);
+/* Frees the allocated pages in the range; returns how many were freed. */
+long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
+/* Allocates the missing pages of the range; returns how many. */
+long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
+/* The page backing page offset pgoff, allocating it if allowed (fault path). */
+struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
+			      unsigned long uaddr);
+int arena_mem_init(struct bpf_arena *arena);
+/* Fixes the user range and sizes the page bitmap; arena->lock held. */
+int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end);
+void arena_mem_free(struct bpf_arena *arena);
+
+/* arena_vm.c: user mappings. */
+int arena_vm_init(struct bpf_arena *arena);
+void arena_vm_free(struct bpf_arena *arena);
+/* Checks and installs a user mapping; the caller did the generic checks. */
+int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma);
+/*
+ * Picks the user address of a mapping as upstream's get_unmapped_area:
+ * start/end are the arena's fixed range, or 0 before the first mapping.
+ */
+unsigned long arena_get_unmapped_area(u64 start, u64 end, unsigned long addr,
+				      unsigned long len, unsigned long pgoff,
+				      unsigned long flags);
+void arena_zap(struct bpf_arena *arena, pgoff_t pgoff, u64 page_cnt);
+int arena_fs_init(void);
+void arena_fs_exit(void);
+
+#endif /* BPF_ARENA_ARENA_H */

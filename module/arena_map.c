@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arena as a bpf map of type 33: attribute checks, creation, id, fd, and
+ * the map ops (every op is set: the verifier and syscalls call some of them
+ * without a NULL check).  Errnos are upstream's (kernel/bpf/arena.c and
+ * kernel/bpf/syscall.c of 6.12).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/capability.h>
+#include <linux/ctype.h>
+#include <linux/file.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+
+#include "arena.h"
+#include "ksyms.h"
+
+bool is_arena_map(const struct bpf_map *map)
+{
+	return map->ops == &arena_map_ops;
+}
+
+int arena_check_attr(const union bpf_attr *attr, bool need_cap)
+{
+	int numa_node = (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE;
+	u64 vm_range;
+
+	if (attr->btf_vmlinux_value_type_id ||
+	    (attr->btf_key_type_id && !attr->btf_value_type_id))
+		return -EINVAL;
+	if (numa_node != NUMA_NO_NODE &&
+	    ((unsigned int)numa_node >= nr_node_ids || !node_online(numa_node)))
+		return -EINVAL;
+	if (need_cap && !bpf_capable())
+		return -EPERM;
+	/* arena_map_alloc() */
+	if (attr->key_size || attr->value_size || attr->max_entries == 0 ||
+	    !(attr->map_flags & BPF_F_MMAPABLE) ||
+	    (attr->map_flags & ~ARENA_MAP_FLAGS))
+		return -EINVAL;
+	if (attr->map_extra & ~PAGE_MASK)
+		return -EINVAL;
+	vm_range = (u64)attr->max_entries * PAGE_SIZE;
+	if (vm_range > SZ_4G)
+		return -E2BIG;
+	if ((attr->map_extra >> 32) != ((attr->map_extra + vm_range - 1) >> 32))
+		return -ERANGE;
+	return 0;
+}
+
+static int arena_alloc_id(struct bpf_map *map)
+{
+	int id;
+
+	idr_preload(GFP_KERNEL);
+	spin_lock_bh(ksyms.map_idr_lock);
+	id = idr_alloc_cyclic(ksyms.map_idr, map, 1, INT_MAX, GFP_ATOMIC);
+	if (id > 0)
+		map->id = id;
+	spin_unlock_bh(ksyms.map_idr_lock);
+	idr_preload_end();
+	return id > 0 ? 0 : (id ? id : -ENOSPC);
+}
+
+static int arena_copy_name(char *dst, const char *src, size_t size)
+{
+	const char *end = src + size;
+
+	/* As bpf_obj_name_cpy(): [A-Za-z0-9_.], NUL-terminated within size. */
+	memset(dst, 0, size);
+	while (src < end) {
+		if (!*src)
+			return 0;
+		if (!isalnum(*src) && *src != '_' && *src != '.')
+			return -EINVAL;
+		*dst++ = *src++;
+	}
+	return -EINVAL;
+}
+
+/* Frees an arena that never got a reference holder (error paths only). */
+static void arena_free(struct bpf_arena *arena)
+{
+	arena_vm_free(arena);
+	arena_mem_free(arena);
+	if (arena->map.btf)
+		ksyms.btf_put(arena->map.btf);
+	kfree(arena);
+}
+
+struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
+{
+	struct bpf_arena *arena;
+	struct bpf_map *map;
+	int err;
+
+	err = arena_check_attr(attr, need_cap);
+	if (err)
+		return ERR_PTR(err);
+	arena = kzalloc_node(sizeof(*arena), GFP_KERNEL_ACCOUNT,
+			     (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE);
+	if (!arena)
+		return ERR_PTR(-ENOMEM);
+	map = &arena->map;
+	map->ops = &arena_map_ops;
+	map->map_type = BPF_ARENA_MAP_TYPE;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags;
+	map->map_extra = attr->map_extra;
+	map->numa_node = (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE;
+	map->spin_lock_off = -EINVAL;
+	map->timer_off = -EINVAL;
+	atomic64_set(&map->refcnt, 1);
+	atomic64_set(&map->usercnt, 1);
+	mutex_init(&map->freeze_mutex);
+	spin_lock_init(&map->owner_lock);
+
+	err = arena_copy_name(map->name, attr->map_name, sizeof(attr->map_name));
+	if (err)
+		goto free;
+	if (attr->btf_key_type_id || attr->btf_value_type_id) {
+		/* Upstream's arena accepts any BTF; keep it for bpftool. */
+		struct btf *btf = ksyms.btf_get_by_fd(attr->btf_fd);
+
+		if (IS_ERR(btf)) {
+			err = PTR_ERR(btf);
+			goto free;
+		}
+		map->btf = btf;
+		map->btf_key_type_id = attr->btf_key_type_id;
+		map->btf_value_type_id = attr->btf_value_type_id;
+	}
+	err = arena_mem_init(arena);
+	if (err)
+		goto free;
+	err = arena_vm_init(arena);
+	if (err)
+		goto free;
+	if (attr->map_extra) {
+		err = arena_set_user_range(arena, attr->map_extra,
+					   attr->map_extra + (u64)attr->max_entries * PAGE_SIZE);
+		if (err)
+			goto free;
+	}
+	err = ksyms.security_bpf_map_alloc(map);
+	if (err)
+		goto free;
+	/* From here bpf_map_put() is the only way to free it (arena_map_free). */
+	if (!try_module_get(THIS_MODULE)) {
+		err = -ENODEV;
+		goto free;
+	}
+	err = arena_alloc_id(map);
+	if (err) {
+		bpf_map_put(map);
+		return ERR_PTR(err);
+	}
+	return arena;
+free:
+	arena_free(arena);
+	return ERR_PTR(err);
+}
+
+int arena_new_map_fd(struct bpf_arena *arena)
+{
+	int fd;
+
+	bpf_map_inc_with_uref(&arena->map);
+	fd = ksyms.bpf_map_new_fd(&arena->map, O_RDWR);
+	if (fd < 0) {
+		atomic64_dec(&arena->map.usercnt);
+		bpf_map_put(&arena->map);
+	}
+	return fd;
+}
+
+int arena_map_create(const union bpf_attr *attr)
+{
+	struct bpf_arena *arena = arena_create(attr, true);
+	int fd;
+
+	if (IS_ERR(arena))
+		return PTR_ERR(arena);
+	/* The fd takes over the creation reference. */
+	fd = ksyms.bpf_map_new_fd(&arena->map, O_RDWR);
+	if (fd < 0)
+		bpf_map_put(&arena->map);
+	return fd;
+}
+
+static void arena_map_free(struct bpf_map *map)
+{
+	struct bpf_arena *arena = to_arena(map);
+
+	/*
+	 * Every VMA holds a map reference, so none is left; no program either
+	 * (they hold references too).  Called from a workqueue.
+	 */
+	arena_vm_free(arena);
+	arena_mem_free(arena);
+	kfree(arena);
+	/*
+	 * The module's exit flushes system_unbound_wq (where this runs), so
+	 * the few instructions after this put cannot outlive the module.
+	 */
+	module_put(THIS_MODULE);
+}
+
+static int arena_map_mmap(struct bpf_map *map, struct vm_area_struct *vma)
+{
+	int err = arena_mmap(to_arena(map), vma);
+
+	/*
+	 * bpf_map_mmap() counted a writable mapping and set its own vm_ops to
+	 * uncount it at close; ours replaced them, so uncount it now.
+	 */
+	if (!err && (vma->vm_flags & VM_WRITE))
+		atomic64_dec(&map->writecnt);
+	return err;
+}
+
+static void *arena_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	return ERR_PTR(-EINVAL);
+}
+
+static int arena_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
+{
+	return -EINVAL;
+}
+
+static int arena_map_update_elem(struct bpf_map *map, void *key, void *value, u64 flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_delete_elem(struct bpf_map *map, void *key)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_push_elem(struct bpf_map *map, void *value, u64 flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_pop_elem(struct bpf_map *map, void *value)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_check_btf(const struct bpf_map *map, const struct btf *btf,
+			       const struct btf_type *key_type,
+			       const struct btf_type *value_type)
+{
+	return 0;
+}
+
+static int arena_map_direct_value_addr(const struct bpf_map *map, u64 *imm, u32 off)
+{
+	const struct bpf_arena *arena = container_of(map, struct bpf_arena, map);
+
+	if ((u64)off > arena->user_vm_end - arena->user_vm_start)
+		return -ERANGE;
+	*imm = arena->user_vm_start;
+	return 0;
+}
+
+static bool arena_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1)
+{
+	/* An arena cannot be an inner map. */
+	return false;
+}
+
+static void *arena_map_lookup_percpu_elem(struct bpf_map *map, void *key, u32 cpu)
+{
+	return NULL;
+}
+
+static int arena_map_redirect(struct bpf_map *map, u32 ifindex, u64 flags)
+{
+	return XDP_ABORTED;
+}
+
+static int arena_map_set_foreach_cb_args(struct bpf_verifier_env *env,
+						struct bpf_func_state *caller,
+						struct bpf_func_state *callee)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_foreach_cb(struct bpf_map *map, bpf_callback_t callback_fn,
+				       void *callback_ctx, u64 flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int arena_map_lookup_and_delete_elem(struct bpf_map *map, void *key,
+					    void *value, u64 flags)
+{
+	return -EOPNOTSUPP;
+}
+
+const struct bpf_map_ops arena_map_ops = {
+	.map_meta_equal = arena_map_meta_equal,
+	.map_free = arena_map_free,
+	.map_mmap = arena_map_mmap,
+	.map_get_next_key = arena_map_get_next_key,
+	.map_push_elem = arena_map_push_elem,
+	.map_peek_elem = arena_map_pop_elem,
+	.map_pop_elem = arena_map_pop_elem,
+	.map_lookup_elem = arena_map_lookup_elem,
+	.map_lookup_percpu_elem = arena_map_lookup_percpu_elem,
+	.map_update_elem = arena_map_update_elem,
+	.map_delete_elem = arena_map_delete_elem,
+	.map_lookup_and_delete_elem = arena_map_lookup_and_delete_elem,
+	.map_check_btf = arena_map_check_btf,
+	.map_direct_value_addr = arena_map_direct_value_addr,
+	.map_redirect = arena_map_redirect,
+	.map_set_for_each_callback_args = arena_map_set_foreach_cb_args,
+	.map_for_each_callback = arena_map_foreach_cb,
+};

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User mappings of an arena: address choice, mmap checks, the fault handler
+ * and zapping freed pages from every process.
+ *
+ * Whichever fd user space maps (the bpf map fd or /dev/bpf_arena), the VMA's
+ * file is switched to one private file per arena.  All mappings of an arena
+ * then share that file's address_space, so a free zaps them all with
+ * unmap_mapping_range() under i_mmap_rwsem, without touching any mm's lock.
+ * Each VMA holds a reference on the arena map.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+
+#include "arena.h"
+
+#define ARENA_FS_MAGIC 0x62706661	/* "bpfa" */
+
+static struct vfsmount *arena_mnt;
+
+static int arena_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, ARENA_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type arena_fs_type = {
+	.name = "bpf_arena",
+	.init_fs_context = arena_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+int arena_fs_init(void)
+{
+	arena_mnt = kern_mount(&arena_fs_type);
+	return PTR_ERR_OR_ZERO(arena_mnt);
+}
+
+void arena_fs_exit(void)
+{
+	kern_unmount(arena_mnt);
+}
+
+static const struct file_operations arena_vm_file_fops = {
+	.owner = THIS_MODULE,
+};
+
+int arena_vm_init(struct bpf_arena *arena)
+{
+	struct inode *inode = alloc_anon_inode(arena_mnt->mnt_sb);
+	struct file *file;
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	inode->i_size = SZ_4G;
+	/* __fput() drops a module reference for f_op->owner: take it here. */
+	__module_get(THIS_MODULE);
+	file = alloc_file_pseudo(inode, arena_mnt, "[bpf_arena]", O_RDWR,
+				 &arena_vm_file_fops);
+	if (IS_ERR(file)) {
+		module_put(THIS_MODULE);
+		iput(inode);
+		return PTR_ERR(file);
+	}
+	/* Not a reference: each VMA holds the map, the map holds the file. */
+	file->private_data = arena;
+	arena->vm_file = file;
+	return 0;
+}
+
+void arena_vm_free(struct bpf_arena *arena)
+{
+	if (arena->vm_file)
+		fput(arena->vm_file);
+	arena->vm_file = NULL;
+}
+
+void arena_zap(struct bpf_arena *arena, pgoff_t pgoff, u64 page_cnt)
+{
+	unmap_mapping_range(arena->vm_file->f_mapping, (loff_t)pgoff << PAGE_SHIFT,
+			    (loff_t)page_cnt << PAGE_SHIFT, 1);
+}
+
+static void arena_vm_open(struct vm_area_struct *vma)
+{
+	struct bpf_arena *arena = vma->vm_file->private_data;
+
+	bpf_map_inc(&arena->map);
+	atomic64_inc(&arena->mapped_vmas);
+}
+
+static void arena_vm_close(struct vm_area_struct *vma)
+{
+	struct bpf_arena *arena = vma->vm_file->private_data;
+
+	atomic64_dec(&arena->mapped_vmas);
+	bpf_map_put(&arena->map);
+}
+
+static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
+{
+	struct bpf_arena *arena = vmf->vma->vm_file->private_data;
+	struct page *page;
+
+	page = arena_fault_page(arena, vmf->pgoff, vmf->address);
+	if (!page)
+		return VM_FAULT_SIGSEGV;
+	vmf->page = page;
+	return 0;
+}
+
+/* Splitting would leave pieces whose start is not user_vm_start. */
+static int arena_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int arena_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct arena_vm_ops = {
+	.open = arena_vm_open,
+	.close = arena_vm_close,
+	.fault = arena_vm_fault,
+	.may_split = arena_vm_may_split,
+	.mremap = arena_vm_mremap,
+};
+
+int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma)
+{
+	int err = 0;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > SZ_4G)
+		return -EINVAL;
+	mutex_lock(&arena->lock);
+	/*
+	 * Without map_extra the first mapping picks user_vm_start; every
+	 * later one, in any process, must use the same address and length.
+	 */
+	if ((arena->user_vm_start && arena->user_vm_start != vma->vm_start) ||
+	    (arena->user_vm_end && arena->user_vm_end != vma->vm_end)) {
+		err = -EBUSY;
+		goto out;
+	}
+	if (!arena->user_vm_start) {
+		err = arena_set_user_range(arena, vma->vm_start, vma->vm_end);
+		if (err)
+			goto out;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_ops = &arena_vm_ops;
+	vma->vm_private_data = arena;
+	vma_set_file(vma, arena->vm_file);
+	arena_vm_open(vma);
+out:
+	mutex_unlock(&arena->lock);
+	return err;
+}
+
+unsigned long arena_get_unmapped_area(u64 start, u64 end, unsigned long addr,
+				      unsigned long len, unsigned long pgoff,
+				      unsigned long flags)
+{
+	unsigned long ret;
+
+	if (pgoff)
+		return -EINVAL;
+	if (len > SZ_4G)
+		return -E2BIG;
+	if (start) {
+		if (len > end - start)
+			return -E2BIG;
+		if (len != end - start)
+			return -EINVAL;
+		if (addr != start)
+			return -EINVAL;
+	}
+	/*
+	 * As upstream: ask for twice the length so that a range inside it
+	 * never crosses a 4 GiB boundary.  A NULL file keeps the generic
+	 * (anonymous shared) placement and skips this hook.
+	 */
+	ret = get_unmapped_area(NULL, addr, len * 2, 0, flags);
+	if (IS_ERR_VALUE(ret))
+		return ret;
+	if ((ret >> 32) == ((ret + len - 1) >> 32))
+		return ret;
+	if (start)
+		return -EFAULT;	/* the checks above make this unreachable */
+	return round_up(ret, SZ_4G);
+}

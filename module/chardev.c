@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/bpf_arena: each open file is an arena handle.  mmap() creates the
+ * arena (from BPF_ARENA_IOC_CONFIGURE's settings, or defaults with the size
+ * of the mapping) unless the handle already has one; ioctls create it too,
+ * attach an existing arena map, and do what upstream user space cannot:
+ * allocate, free and prefault pages, and report counters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <linux/bpf_arena.h>
+
+#include "arena.h"
+#include "chardev.h"
+#include "ksyms.h"
+
+struct arena_handle {
+	struct mutex lock;
+	struct bpf_arena *arena;	/* holds one map reference once set */
+	union bpf_attr attr;		/* configuration until the arena exists */
+};
+
+static int arena_dev_open(struct inode *inode, struct file *file)
+{
+	struct arena_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return -ENOMEM;
+	mutex_init(&h->lock);
+	h->attr.map_type = BPF_ARENA_MAP_TYPE;
+	h->attr.map_flags = BPF_F_MMAPABLE;
+	file->private_data = h;
+	return 0;
+}
+
+static int arena_dev_release(struct inode *inode, struct file *file)
+{
+	struct arena_handle *h = file->private_data;
+
+	if (h->arena)
+		bpf_map_put(&h->arena->map);
+	kfree(h);
+	return 0;
+}
+
+/* Creates the handle's arena if needed (h->lock held); page_cnt 0 = configured size. */
+static struct bpf_arena *handle_arena(struct arena_handle *h, u64 len)
+{
+	union bpf_attr attr = h->attr;
+	struct bpf_arena *arena;
+
+	if (h->arena)
+		return h->arena;
+	if (!attr.max_entries) {
+		if (!len || len > SZ_4G)
+			return ERR_PTR(len ? -E2BIG : -EINVAL);
+		attr.max_entries = len >> PAGE_SHIFT;
+	}
+	arena = arena_create(&attr, false);
+	if (!IS_ERR(arena))
+		h->arena = arena;
+	return arena;
+}
+
+/*
+ * Copies an ioctl argument that starts with its own __u32 size, as
+ * copy_struct_from_user(): older (smaller) structs are extended with zeroes,
+ * newer ones are accepted if the unknown tail is zero.  Returns the user size.
+ */
+static long get_arg(void *karg, size_t ksize, void __user *uarg)
+{
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < sizeof(u32) || usize > PAGE_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (err)
+		return err;
+	return usize;
+}
+
+static long put_arg(void __user *uarg, const void *karg, size_t ksize, size_t usize)
+{
+	return copy_to_user(uarg, karg, min(ksize, usize)) ? -EFAULT : 0;
+}
+
+static long ioc_configure(struct arena_handle *h, void __user *uarg)
+{
+	struct bpf_arena_config cfg;
+	union bpf_attr attr;
+	long ret;
+
+	ret = get_arg(&cfg, sizeof(cfg), uarg);
+	if (ret < 0)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_ARENA_MAP_TYPE;
+	attr.map_flags = cfg.map_flags;
+	attr.max_entries = cfg.max_entries;
+	attr.map_extra = cfg.map_extra;
+	if (cfg.numa_node != NUMA_NO_NODE) {
+		attr.map_flags |= BPF_F_NUMA_NODE;
+		attr.numa_node = cfg.numa_node;
+	}
+	memcpy(attr.map_name, cfg.name, sizeof(attr.map_name));
+	/* A fixed address needs a size; otherwise the first mmap gives it. */
+	if (!cfg.max_entries && cfg.map_extra)
+		return -EINVAL;
+	{
+		union bpf_attr check = attr;
+
+		if (!check.max_entries)
+			check.max_entries = 1;
+		ret = arena_check_attr(&check, false);
+		if (ret)
+			return ret;
+	}
+	if (strnlen(cfg.name, sizeof(cfg.name)) == sizeof(cfg.name))
+		return -EINVAL;
+	mutex_lock(&h->lock);
+	if (h->arena) {
+		ret = -EBUSY;
+	} else {
+		h->attr = attr;
+		ret = 0;
+	}
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+static long ioc_get_info(struct arena_handle *h, void __user *uarg)
+{
+	struct bpf_arena_info info;
+	long usize = get_arg(&info, sizeof(info), uarg);
+	const struct bpf_map *map;
+
+	if (usize < 0)
+		return usize;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.uapi_version = BPF_ARENA_UAPI_VERSION;
+	mutex_lock(&h->lock);
+	if (h->arena) {
+		map = &h->arena->map;
+		info.map_flags = map->map_flags;
+		info.max_entries = map->max_entries;
+		info.map_extra = map->map_extra;
+		info.user_vm_start = READ_ONCE(h->arena->user_vm_start);
+		info.user_vm_end = READ_ONCE(h->arena->user_vm_end);
+		info.map_id = map->id;
+		info.created = 1;
+		memcpy(info.name, map->name, sizeof(info.name));
+	} else {
+		info.map_flags = h->attr.map_flags & ~BPF_F_NUMA_NODE;
+		info.max_entries = h->attr.max_entries;
+		info.map_extra = h->attr.map_extra;
+		memcpy(info.name, h->attr.map_name, sizeof(info.name));
+	}
+	mutex_unlock(&h->lock);
+	return put_arg(uarg, &info, sizeof(info), usize);
+}
+
+static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
+{
+	struct bpf_arena_map_fd req;
+	long usize = get_arg(&req, sizeof(req), uarg);
+	struct bpf_arena *arena;
+	int fd;
+
+	if (usize < 0)
+		return usize;
+	if (req.flags || req.__reserved)
+		return -EINVAL;
+	mutex_lock(&h->lock);
+	arena = handle_arena(h, 0);
+	fd = IS_ERR(arena) ? PTR_ERR(arena) : arena_new_map_fd(arena);
+	mutex_unlock(&h->lock);
+	if (fd < 0)
+		return fd;
+	req.fd = fd;
+	if (put_arg(uarg, &req, sizeof(req), usize)) {
+		close_fd(fd);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long ioc_attach(struct arena_handle *h, void __user *uarg)
+{
+	struct bpf_arena_attach req;
+	long usize = get_arg(&req, sizeof(req), uarg);
+	struct bpf_map *map;
+	struct fd f;
+
+	if (usize < 0)
+		return usize;
+	f = fdget(req.map_fd);
+	if (!f.file)
+		return -EBADF;
+	if (f.file->f_op != ksyms.bpf_map_fops || !is_arena_map(f.file->private_data)) {
+		fdput(f);
+		return -EINVAL;
+	}
+	map = f.file->private_data;
+	mutex_lock(&h->lock);
+	if (!h->arena) {
+		bpf_map_inc(map);
+		h->arena = to_arena(map);
+		map = NULL;
+	}
+	mutex_unlock(&h->lock);
+	fdput(f);
+	return map ? -EBUSY : 0;
+}
+
+static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
+{
+	struct bpf_arena_alloc req;
+	long usize = get_arg(&req, sizeof(req), uarg);
+	u64 addr;
+	long ret;
+
+	if (usize < 0)
+		return usize;
+	if (req.flags)
+		return -EINVAL;
+	ret = arena_alloc_pages(arena, req.addr, req.page_cnt, req.node_id, &addr);
+	if (ret)
+		return ret;
+	req.addr = addr;
+	if (put_arg(uarg, &req, sizeof(req), usize)) {
+		arena_free_pages(arena, addr, req.page_cnt);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* Checks a FREE/PREFAULT range as the alloc ioctl checks its address. */
+static long check_range(struct bpf_arena *arena, const struct bpf_arena_range *r)
+{
+	if (!arena->user_vm_start)
+		return -ENXIO;
+	if (!r->page_cnt || (r->addr & ~PAGE_MASK))
+		return -EINVAL;
+	if (r->addr < arena->user_vm_start || r->addr >= arena->user_vm_end ||
+	    r->page_cnt > arena_page_cnt_max(arena) ||
+	    r->addr + ((u64)r->page_cnt << PAGE_SHIFT) > arena->user_vm_end)
+		return -ERANGE;
+	return 0;
+}
+
+static long ioc_free(struct bpf_arena *arena, void __user *uarg)
+{
+	struct bpf_arena_range req;
+	long ret = get_arg(&req, sizeof(req), uarg);
+
+	if (ret < 0)
+		return ret;
+	ret = check_range(arena, &req);
+	if (ret)
+		return ret;
+	ret = arena_free_pages(arena, req.addr, req.page_cnt);
+	return ret ? ret : -ENOENT;
+}
+
+static long ioc_prefault(struct bpf_arena *arena, void __user *uarg)
+{
+	struct bpf_arena_range req;
+	long ret = get_arg(&req, sizeof(req), uarg);
+
+	if (ret < 0)
+		return ret;
+	ret = check_range(arena, &req);
+	if (ret)
+		return ret;
+	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)
+		return -EPERM;	/* only BPF (or the alloc ioctl) allocates those */
+	return arena_prefault(arena, req.addr, req.page_cnt);
+}
+
+static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
+{
+	struct bpf_arena_stats st;
+	long usize = get_arg(&st, sizeof(st), uarg);
+
+	if (usize < 0)
+		return usize;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.pages_allocated = atomic64_read(&arena->pages);
+	st.user_faults = atomic64_read(&arena->user_faults);
+	st.kern_allocs = atomic64_read(&arena->kern_allocs);
+	st.kern_frees = atomic64_read(&arena->kern_frees);
+	st.mapped_vmas = atomic64_read(&arena->mapped_vmas);
+	return put_arg(uarg, &st, sizeof(st), usize);
+}
+
+/*
+ * User memory is copied with h->lock released: mmap takes h->lock under
+ * mmap_lock, so a fault on an ioctl argument must not happen under h->lock.
+ */
+static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct arena_handle *h = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct bpf_arena *arena;
+
+	if (_IOC_TYPE(cmd) != BPF_ARENA_IOC_MAGIC)
+		return -ENOTTY;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(BPF_ARENA_IOC_CONFIGURE):
+		return ioc_configure(h, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_GET_INFO):
+		return ioc_get_info(h, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_MAP_FD):
+		return ioc_map_fd(h, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_ATTACH):
+		return ioc_attach(h, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES):
+	case _IOC_NR(BPF_ARENA_IOC_FREE_PAGES):
+	case _IOC_NR(BPF_ARENA_IOC_PREFAULT):
+	case _IOC_NR(BPF_ARENA_IOC_STATS):
+		break;
+	default:
+		return -ENOTTY;
+	}
+	/* Once set, h->arena never changes; the handle's reference keeps it. */
+	mutex_lock(&h->lock);
+	arena = h->arena;
+	mutex_unlock(&h->lock);
+	if (!arena)
+		return -ENXIO;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES):
+		return ioc_alloc(arena, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_FREE_PAGES):
+		return ioc_free(arena, uarg);
+	case _IOC_NR(BPF_ARENA_IOC_PREFAULT):
+		return ioc_prefault(arena, uarg);
+	default:
+		return ioc_stats(arena, uarg);
+	}
+}
+
+static unsigned long arena_dev_get_unmapped_area(struct file *file, unsigned long addr,
+						 unsigned long len, unsigned long pgoff,
+						 unsigned long flags)
+{
+	struct arena_handle *h = file->private_data;
+	u64 start = 0, end = 0;
+
+	mutex_lock(&h->lock);
+	if (h->arena) {
+		start = READ_ONCE(h->arena->user_vm_start);
+		end = READ_ONCE(h->arena->user_vm_end);
+	} else if (h->attr.map_extra) {
+		start = h->attr.map_extra;
+		end = start + ((u64)h->attr.max_entries << PAGE_SHIFT);
+	}
+	mutex_unlock(&h->lock);
+	return arena_get_unmapped_area(start, end, addr, len, pgoff, flags);
+}
+
+static int arena_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct arena_handle *h = file->private_data;
+	struct bpf_arena *arena;
+
+	/* The generic checks bpf_map_mmap() does for a map fd. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_WRITE))
+		vma->vm_flags &= ~VM_MAYWRITE;
+	mutex_lock(&h->lock);
+	arena = handle_arena(h, vma->vm_end - vma->vm_start);
+	mutex_unlock(&h->lock);
+	if (IS_ERR(arena))
+		return PTR_ERR(arena);
+	return arena_mmap(arena, vma);
+}
+
+static const struct file_operations arena_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = arena_dev_open,
+	.release = arena_dev_release,
+	.unlocked_ioctl = arena_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = arena_dev_mmap,
+	.get_unmapped_area = arena_dev_get_unmapped_area,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice arena_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = BPF_ARENA_DEV_NAME,
+	.fops = &arena_dev_fops,
+	.mode = 0600,
+};
+
+int arena_chardev_init(void)
+{
+	int err = misc_register(&arena_miscdev);
+
+	if (err)
+		pr_err("cannot register /dev/%s (%d)\n", BPF_ARENA_DEV_NAME, err);
+	return err;
+}
+
+void arena_chardev_exit(void)
+{
+	misc_deregister(&arena_miscdev);
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hooks on the bpf() syscall and on get_unmapped_area():
+ *  - BPF_MAP_CREATE of BPF_MAP_TYPE_ARENA creates an arena (6.1 rejects the
+ *    type); every other bpf() call reaches the kernel untouched (the filter
+ *    redirects only BPF_MAP_CREATE, and those only pay a 4-byte peek);
+ *  - mmap of an arena map fd picks its address as upstream does (6.1's
+ *    bpf_map_fops has no get_unmapped_area).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/uaccess.h>
+
+#include "arena.h"
+#include "hook.h"
+#include "ksyms.h"
+#include "syscall.h"
+
+/* Callers inside the bpf() replacement, so unload can wait for them. */
+static atomic_t sys_bpf_inflight = ATOMIC_INIT(0);
+
+static long arena_sys_bpf(const struct pt_regs *regs);
+static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
+						  unsigned long len, unsigned long pgoff,
+						  unsigned long flags);
+
+static bool sys_bpf_filter(const struct pt_regs *regs)
+{
+	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
+
+	return uregs->di == BPF_MAP_CREATE;
+}
+
+static bool get_unmapped_area_filter(const struct pt_regs *regs)
+{
+	struct file *file = (struct file *)regs->di;
+
+	return file && file->f_op == ksyms.bpf_map_fops &&
+	       is_arena_map(file->private_data);
+}
+
+enum { HOOK_SYS_BPF, HOOK_GET_UNMAPPED_AREA, NR_HOOKS };
+
+static struct arena_hook hooks[NR_HOOKS] = {
+	[HOOK_SYS_BPF] = {
+		.name = "__x64_sys_bpf",
+		.replacement = arena_sys_bpf,
+		.filter = sys_bpf_filter,
+	},
+	[HOOK_GET_UNMAPPED_AREA] = {
+		.name = "get_unmapped_area",
+		.replacement = arena_hook_get_unmapped_area,
+		.filter = get_unmapped_area_filter,
+	},
+};
+
+/* The BPF_MAP_CREATE part of __sys_bpf() and map_create() for type 33. */
+static long arena_sys_map_create(void __user *uattr, unsigned int size)
+{
+	union bpf_attr attr;
+	int err;
+
+	/* bpf_check_uarg_tail_zero() */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size > sizeof(attr)) {
+		err = check_zeroed_user(uattr + sizeof(attr), size - sizeof(attr));
+		if (err <= 0)
+			return err ? err : -E2BIG;
+		size = sizeof(attr);
+	}
+	memset(&attr, 0, sizeof(attr));
+	if (copy_from_user(&attr, uattr, size))
+		return -EFAULT;
+	err = ksyms.security_bpf(BPF_MAP_CREATE, &attr, size);
+	if (err < 0)
+		return err;
+	/*
+	 * CHECK_ATTR(BPF_MAP_CREATE) of 6.12: its last fields are
+	 * value_type_btf_obj_fd and map_token_fd (after map_extra), usable
+	 * only with flags an arena rejects, so all of them must be zero.
+	 */
+	if (memchr_inv((void *)&attr + offsetofend(union bpf_attr, map_extra), 0,
+		       sizeof(attr) - offsetofend(union bpf_attr, map_extra)))
+		return -EINVAL;
+	return arena_map_create(&attr);
+}
+
+static long arena_sys_bpf(const struct pt_regs *regs)
+{
+	long (*orig)(const struct pt_regs *regs) = (void *)hooks[HOOK_SYS_BPF].orig;
+	void __user *uattr = (void __user *)regs->si;
+	unsigned int size = regs->dx;
+	u32 map_type;
+	long ret;
+
+	atomic_inc(&sys_bpf_inflight);
+	if (regs->di == BPF_MAP_CREATE && size >= sizeof(map_type) &&
+	    !copy_from_user(&map_type, uattr, sizeof(map_type)) &&
+	    map_type == BPF_ARENA_MAP_TYPE)
+		ret = arena_sys_map_create(uattr, size);
+	else
+		ret = orig(regs);
+	atomic_dec(&sys_bpf_inflight);
+	return ret;
+}
+
+static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
+						  unsigned long len, unsigned long pgoff,
+						  unsigned long flags)
+{
+	struct bpf_arena *arena = to_arena(file->private_data);
+
+	return arena_get_unmapped_area(READ_ONCE(arena->user_vm_start),
+				       READ_ONCE(arena->user_vm_end),
+				       addr, len, pgoff, flags);
+}
+
+int arena_syscall_init(void)
+{
+	return hooks_install(hooks, NR_HOOKS);
+}
+
+void arena_syscall_exit(void)
+{
+	hooks_remove(hooks, NR_HOOKS);
+	/*
+	 * No new caller enters the replacement; wait for those inside, then
+	 * for each of them to leave the last instructions of it (a task is
+	 * quiescent for tasks-RCU only once it switched voluntarily).
+	 */
+	while (atomic_read(&sys_bpf_inflight))
+		msleep(20);
+	synchronize_rcu_tasks();
+}
