@@ -70,6 +70,8 @@ bool is_arena_map(const struct bpf_map *map);
 int arena_check_attr(const union bpf_attr *attr, bool need_cap);
 /* A new arena with refcnt 1 (the caller's); published with an id. */
 struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap);
+/* Copies a bpf object name, as bpf_obj_name_cpy() checks it (-EINVAL). */
+int arena_copy_name(char *dst, const char *src, size_t size);
 /* A new O_RDWR|O_CLOEXEC bpf-map fd that owns one reference of the arena. */
 int arena_new_map_fd(struct bpf_arena *arena);
 /* BPF_MAP_CREATE of type 33: validate, create, return a map fd or -errno. */

@@ -31,7 +31,7 @@ int arena_check_attr(const union bpf_attr *attr, bool need_cap)
 	u64 vm_range;
 
 	if (attr->btf_vmlinux_value_type_id ||
-	    (attr->btf_key_type_id && !attr->btf_value_type_id))
+	    (attr->btf_key_type_id && !attr->btf_value_type_id) || attr->map_ifindex)
 		return -EINVAL;
 	if (numa_node != NUMA_NO_NODE &&
 	    ((unsigned int)numa_node >= nr_node_ids || !node_online(numa_node)))
@@ -67,7 +67,7 @@ static int arena_alloc_id(struct bpf_map *map)
 	return id > 0 ? 0 : (id ? id : -ENOSPC);
 }
 
-static int arena_copy_name(char *dst, const char *src, size_t size)
+int arena_copy_name(char *dst, const char *src, size_t size)
 {
 	const char *end = src + size;
 
@@ -213,15 +213,13 @@ static void arena_map_free(struct bpf_map *map)
 
 static int arena_map_mmap(struct bpf_map *map, struct vm_area_struct *vma)
 {
-	int err = arena_mmap(to_arena(map), vma);
-
 	/*
-	 * bpf_map_mmap() counted a writable mapping and set its own vm_ops to
-	 * uncount it at close; ours replaced them, so uncount it now.
+	 * bpf_map_mmap() counted a writable mapping in writecnt; our vm_ops
+	 * replace the ones that would uncount it, exactly as upstream's arena
+	 * does, so an arena once mapped writable can never be frozen (EBUSY),
+	 * as on 6.12.
 	 */
-	if (!err && (vma->vm_flags & VM_WRITE))
-		atomic64_dec(&map->writecnt);
-	return err;
+	return arena_mmap(to_arena(map), vma);
 }
 
 static void *arena_map_lookup_elem(struct bpf_map *map, void *key)
@@ -231,7 +229,7 @@ static void *arena_map_lookup_elem(struct bpf_map *map, void *key)
 
 static int arena_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
 {
-	return -EINVAL;
+	return -EOPNOTSUPP;
 }
 
 static int arena_map_update_elem(struct bpf_map *map, void *key, void *value, u64 flags)

@@ -115,7 +115,6 @@ static long ioc_configure(struct arena_handle *h, void __user *uarg)
 		attr.map_flags |= BPF_F_NUMA_NODE;
 		attr.numa_node = cfg.numa_node;
 	}
-	memcpy(attr.map_name, cfg.name, sizeof(attr.map_name));
 	/* A fixed address needs a size; otherwise the first mmap gives it. */
 	if (!cfg.max_entries && cfg.map_extra)
 		return -EINVAL;
@@ -128,8 +127,9 @@ static long ioc_configure(struct arena_handle *h, void __user *uarg)
 		if (ret)
 			return ret;
 	}
-	if (strnlen(cfg.name, sizeof(cfg.name)) == sizeof(cfg.name))
-		return -EINVAL;
+	ret = arena_copy_name(attr.map_name, cfg.name, sizeof(cfg.name));
+	if (ret)
+		return ret;
 	mutex_lock(&h->lock);
 	if (h->arena) {
 		ret = -EBUSY;

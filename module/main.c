@@ -17,14 +17,22 @@
 #include "ksyms.h"
 #include "syscall.h"
 
+#if BPF_ARENA_KERNEL_HAS_NATIVE_ARENA
+/* Built as this stub only (see Kbuild): the in-tree arena is the authority. */
+static int __init bpf_arena_init(void)
+{
+	pr_err("this kernel has native BPF arena (Linux >= 6.9); the module is not needed and refuses to load\n");
+	return -EOPNOTSUPP;
+}
+
+static void __exit bpf_arena_exit(void)
+{
+}
+#else
 static int __init bpf_arena_init(void)
 {
 	int err;
 
-	if (BPF_ARENA_KERNEL_HAS_NATIVE_ARENA) {
-		pr_err("this kernel has native BPF arena (Linux >= 6.9); the module is not needed and refuses to load\n");
-		return -EOPNOTSUPP;
-	}
 	err = ksyms_init();
 	if (err)
 		return err;
@@ -59,6 +67,7 @@ static void __exit bpf_arena_exit(void)
 	arena_fs_exit();
 	pr_info("unloaded\n");
 }
+#endif
 
 module_init(bpf_arena_init);
 module_exit(bpf_arena_exit);

@@ -3,7 +3,8 @@
  * Hooks on the bpf() syscall and on get_unmapped_area():
  *  - BPF_MAP_CREATE of BPF_MAP_TYPE_ARENA creates an arena (6.1 rejects the
  *    type); every other bpf() call reaches the kernel untouched (the filter
- *    redirects only BPF_MAP_CREATE, and those only pay a 4-byte peek);
+ *    redirects only BPF_MAP_CREATE and BPF_MAP_FREEZE, and those only pay a
+ *    4-byte peek);
  *  - mmap of an arena map fd picks its address as upstream does (6.1's
  *    bpf_map_fops has no get_unmapped_area).
  */
@@ -33,7 +34,7 @@ static bool sys_bpf_filter(const struct pt_regs *regs)
 {
 	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
 
-	return uregs->di == BPF_MAP_CREATE;
+	return uregs->di == BPF_MAP_CREATE || uregs->di == BPF_MAP_FREEZE;
 }
 
 static bool get_unmapped_area_filter(const struct pt_regs *regs)
@@ -59,6 +60,30 @@ static struct arena_hook hooks[NR_HOOKS] = {
 	},
 };
 
+/* End of 6.12's BPF_MAP_CREATE attributes: map_extra, then two __u32 fds. */
+#define MAP_CREATE_ATTR_END (offsetofend(union bpf_attr, map_extra) + 2 * sizeof(__u32))
+#define MAP_TOKEN_FD_OFF (offsetofend(union bpf_attr, map_extra) + sizeof(__u32))
+#define BPF_F_TOKEN_FD_612 (1U << 16)
+
+/*
+ * 6.12 resolves a BPF token (BPF_F_TOKEN_FD) before the arena checks: a bad
+ * fd is EBADF, any other fd is not a token (6.1 has none) and is EINVAL.
+ */
+static int arena_check_token(const union bpf_attr *attr)
+{
+	s32 token_fd;
+	struct fd f;
+
+	if (!(attr->map_flags & BPF_F_TOKEN_FD_612))
+		return 0;
+	memcpy(&token_fd, (const void *)attr + MAP_TOKEN_FD_OFF, sizeof(token_fd));
+	f = fdget(token_fd);
+	if (!f.file)
+		return -EBADF;
+	fdput(f);
+	return -EINVAL;
+}
+
 /* The BPF_MAP_CREATE part of __sys_bpf() and map_create() for type 33. */
 static long arena_sys_map_create(void __user *uattr, unsigned int size)
 {
@@ -81,14 +106,41 @@ static long arena_sys_map_create(void __user *uattr, unsigned int size)
 	if (err < 0)
 		return err;
 	/*
-	 * CHECK_ATTR(BPF_MAP_CREATE) of 6.12: its last fields are
-	 * value_type_btf_obj_fd and map_token_fd (after map_extra), usable
-	 * only with flags an arena rejects, so all of them must be zero.
+	 * CHECK_ATTR(BPF_MAP_CREATE) of 6.12: its last fields follow map_extra
+	 * (value_type_btf_obj_fd, map_token_fd); they are read only with their
+	 * flags, which an arena rejects, and everything after must be zero.
 	 */
-	if (memchr_inv((void *)&attr + offsetofend(union bpf_attr, map_extra), 0,
-		       sizeof(attr) - offsetofend(union bpf_attr, map_extra)))
+	if (memchr_inv((void *)&attr + MAP_CREATE_ATTR_END, 0,
+		       sizeof(attr) - MAP_CREATE_ATTR_END))
 		return -EINVAL;
+	err = arena_check_token(&attr);
+	if (err)
+		return err;
 	return arena_map_create(&attr);
+}
+
+/*
+ * 6.1's map_freeze() answers EBUSY to a second freeze; 6.12 answers EPERM.
+ * Arena maps get 6.12's answer; other maps are not touched.
+ */
+static bool arena_refrozen(void __user *uattr, unsigned int size)
+{
+	struct bpf_map *map;
+	bool frozen = false;
+	u32 map_fd;
+	struct fd f;
+
+	if (size < sizeof(map_fd) || copy_from_user(&map_fd, uattr, sizeof(map_fd)))
+		return false;
+	f = fdget(map_fd);
+	if (!f.file)
+		return false;
+	if (f.file->f_op == ksyms.bpf_map_fops) {
+		map = f.file->private_data;
+		frozen = is_arena_map(map) && READ_ONCE(map->frozen);
+	}
+	fdput(f);
+	return frozen;
 }
 
 static long arena_sys_bpf(const struct pt_regs *regs)
@@ -104,6 +156,8 @@ static long arena_sys_bpf(const struct pt_regs *regs)
 	    !copy_from_user(&map_type, uattr, sizeof(map_type)) &&
 	    map_type == BPF_ARENA_MAP_TYPE)
 		ret = arena_sys_map_create(uattr, size);
+	else if (regs->di == BPF_MAP_FREEZE && arena_refrozen(uattr, size))
+		ret = -EPERM;
 	else
 		ret = orig(regs);
 	atomic_dec(&sys_bpf_inflight);

@@ -42,7 +42,7 @@ struct bpf_arena_config {
 	__u32 size;
 	__u32 map_flags;
 	__u32 max_entries;
-	__s32 numa_node;	/* -1: any node */
+	__s32 numa_node;	/* must be -1: upstream arenas refuse BPF_F_NUMA_NODE */
 	__u64 map_extra;
 	char name[16];		/* bpf map name, as BPF_MAP_CREATE's map_name */
 };
