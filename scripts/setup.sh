@@ -13,11 +13,11 @@ pkgs=(gcc make libc6-dev clang-14 clang-19 llvm libbpf-dev bpftool dwarves
       busybox-static qemu-system-x86 kmod cpio dkms xz-utils zstd libelf-dev
       zlib1g-dev libcap-dev bc flex bison python3 file)
 apt_updated=0
-has_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [0-9]'; }
+has_candidate() { apt-cache policy "$1" 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; }
 apt_update() { [ $apt_updated = 1 ] || { log "apt-get update"; apt-get update -qq; apt_updated=1; }; }
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	apt_update
@@ -45,7 +45,7 @@ fi
 
 # Headers are installed with apt (they live in /usr/src, managed by dpkg).
 for k in "$K61" "$K612"; do
-	if ! dpkg-query -W -f='${Status}' "linux-headers-$k" 2>/dev/null | grep -q 'install ok installed'; then
+	if ! dpkg-query -W -f='${Status}' "linux-headers-$k" 2>/dev/null | grep 'install ok installed' >/dev/null; then
 		apt_update
 		log "installing linux-headers-$k"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$k" >/dev/null
