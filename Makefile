@@ -49,7 +49,7 @@ setup:
 # Kbuild puts objects next to the sources, so each kernel builds in its own copy.
 module:
 	@mkdir -p $(MOD_BUILD)/tests/vm
-	@cp -au $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/module $(TOP)/jit $(TOP)/uapi $(MOD_BUILD)/
+	@cp -au $(wildcard $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/module $(TOP)/jit $(TOP)/uapi) $(MOD_BUILD)/
 	@cp -au $(TOP)/tests/vm/warnmod $(MOD_BUILD)/tests/vm/
 	$(MAKE) -s -C $(KBUILD_DIR) M=$(MOD_BUILD) $(RESOLVE_BTFIDS_ARG) BPF_ARENA_TEST_MODULES=m modules
 
