@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Placeholder translation unit so the library builds before the API lands. */
-#include "bpf_arena_lib.h"
+/* The library's version. */
+#include "internal.h"
 
-__attribute__((visibility("default"))) const char *bpf_arena_lib_version(void)
+BA_API const char *bpf_arena_lib_version(void)
 {
 	return BPF_ARENA_LIB_VERSION_STRING;
 }
