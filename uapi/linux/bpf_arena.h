@@ -33,10 +33,11 @@
 
 /*
  * BPF_ARENA_IOC_CONFIGURE: before the arena exists (no mmap, no MAP_FD, no
- * ATTACH yet).  Same rules and errnos as BPF_MAP_CREATE of an arena map:
- * map_flags must include BPF_F_MMAPABLE; max_entries is the size in pages
- * (0 here means "take it from the first mmap length"); map_extra is the fixed
- * user address or 0.
+ * ATTACH yet; EBUSY after).  Same rules and errnos as BPF_MAP_CREATE of an
+ * arena map: map_flags must include BPF_F_MMAPABLE and must not include
+ * BPF_F_NUMA_NODE (numa_node has its own field); max_entries is the size in
+ * pages (0 here means "take it from the first mmap length"); map_extra is
+ * the fixed user address or 0 (a fixed address needs max_entries).
  */
 struct bpf_arena_config {
 	__u32 size;
@@ -47,7 +48,11 @@ struct bpf_arena_config {
 	char name[16];		/* bpf map name, as BPF_MAP_CREATE's map_name */
 };
 
-/* BPF_ARENA_IOC_GET_INFO: what the arena is (valid before creation too). */
+/*
+ * BPF_ARENA_IOC_GET_INFO: what the arena is: its configuration before it
+ * exists; once it exists (created here or attached), its map's attributes
+ * and the user address range fixed by map_extra or the first mmap.
+ */
 struct bpf_arena_info {
 	__u32 size;
 	__u32 uapi_version;	/* out: BPF_ARENA_UAPI_VERSION */
@@ -99,7 +104,9 @@ struct bpf_arena_alloc {
  * (and zaps them from every process); it returns the number of pages freed,
  * or ENOENT if none of them was allocated.  PREFAULT allocates the missing
  * pages of the range (as a user fault would); it returns the number of pages
- * it allocated.
+ * it allocated, or EPERM on a BPF_F_SEGV_ON_FAULT arena, whose pages only
+ * BPF or BPF_ARENA_IOC_ALLOC_PAGES allocate.  Both: EINVAL (page_cnt 0,
+ * unaligned addr), ERANGE (outside the arena), ENXIO (no address yet).
  */
 struct bpf_arena_range {
 	__u32 size;
