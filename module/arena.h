@@ -59,6 +59,16 @@ static inline struct bpf_arena *to_arena(struct bpf_map *map)
 	return container_of(map, struct bpf_arena, map);
 }
 
+/*
+ * True once the user range (and the page bitmap) is set; pairs with the
+ * release in arena_set_user_range(), so the range and bitmap are visible.
+ */
+static inline bool arena_has_range(const struct bpf_arena *arena)
+{
+	/* Pairs with smp_store_release() in arena_set_user_range(). */
+	return smp_load_acquire(&arena->user_vm_start) != 0;
+}
+
 /* arena_map.c */
 extern const struct bpf_map_ops arena_map_ops;
 bool is_arena_map(const struct bpf_map *map);

@@ -59,8 +59,9 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end)
 	if (!used)
 		return -ENOMEM;
 	arena->used = used;
-	arena->user_vm_start = start;
 	arena->user_vm_end = end;
+	/* Lock-free readers test start (arena_has_range()) before the rest. */
+	smp_store_release(&arena->user_vm_start, start);
 	return 0;
 }
 
@@ -170,7 +171,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	u32 uaddr32;
 	long ret;
 
-	if (!arena->user_vm_start)
+	if (!arena_has_range(arena))
 		return -ENXIO;
 	if (!page_cnt || !node_ok(node_id))
 		return -EINVAL;
@@ -232,7 +233,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	unsigned long pgoff;
 	u32 uaddr32;
 
-	if (!arena->user_vm_start || !page_cnt)
+	if (!arena_has_range(arena) || !page_cnt)
 		return 0;
 	uaddr32 = (u32)uaddr & PAGE_MASK;
 	full_uaddr = clear_lo32(arena->user_vm_start) + uaddr32;
@@ -297,7 +298,7 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	bool allocated;
 	u32 i;
 
-	if (!arena->user_vm_start)
+	if (!arena_has_range(arena))
 		return -ENXIO;
 	if (!page_cnt || (uaddr & ~PAGE_MASK))
 		return -EINVAL;

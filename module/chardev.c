@@ -251,7 +251,7 @@ static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
 /* Checks a FREE/PREFAULT range as the alloc ioctl checks its address. */
 static long check_range(struct bpf_arena *arena, const struct bpf_arena_range *r)
 {
-	if (!arena->user_vm_start)
+	if (!arena_has_range(arena))
 		return -ENXIO;
 	if (!r->page_cnt || (r->addr & ~PAGE_MASK))
 		return -EINVAL;
