@@ -143,15 +143,13 @@ static int kern_map(unsigned long kaddr, unsigned int n, struct page **pages)
 
 	err = apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
 				  set_pte_cb, &cursor);
-	if (err) {
-		struct page **tmp = kvcalloc(n, sizeof(*tmp), GFP_KERNEL);
-
-		/* Undo the part that was mapped (the pages stay the caller's). */
-		if (tmp) {
-			kern_unmap(kaddr, n, tmp);
-			kvfree(tmp);
-		}
-	}
+	/*
+	 * Undo the part that was mapped.  It is pages[0..k) in order, so
+	 * kern_unmap() rewrites those entries with the same pointers; the
+	 * pages stay the caller's.
+	 */
+	if (err)
+		kern_unmap(kaddr, n, pages);
 	return err;
 }
 
