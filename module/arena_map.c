@@ -27,7 +27,7 @@ bool is_arena_map(const struct bpf_map *map)
 
 int arena_check_attr(const union bpf_attr *attr, bool need_cap)
 {
-	int numa_node = (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE;
+	int numa_node = bpf_map_attr_numa_node(attr);
 	u64 vm_range;
 
 	if (attr->btf_vmlinux_value_type_id ||
@@ -83,14 +83,23 @@ int arena_copy_name(char *dst, const char *src, size_t size)
 	return -EINVAL;
 }
 
-/* Frees an arena that never got a reference holder (error paths only). */
-static void arena_free(struct bpf_arena *arena)
+/* Frees the arena's memory, files and itself. */
+static void arena_destroy(struct bpf_arena *arena)
 {
 	arena_vm_free(arena);
 	arena_mem_free(arena);
+	kfree(arena);
+}
+
+/*
+ * Frees an arena that never got a reference holder (error paths only);
+ * after that, bpf_map_put() puts the BTF and calls arena_map_free().
+ */
+static void arena_free(struct bpf_arena *arena)
+{
 	if (arena->map.btf)
 		ksyms.btf_put(arena->map.btf);
-	kfree(arena);
+	arena_destroy(arena);
 }
 
 struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
@@ -102,8 +111,7 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 	err = arena_check_attr(attr, need_cap);
 	if (err)
 		return ERR_PTR(err);
-	arena = kzalloc_node(sizeof(*arena), GFP_KERNEL_ACCOUNT,
-			     (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE);
+	arena = kzalloc_node(sizeof(*arena), GFP_KERNEL_ACCOUNT, bpf_map_attr_numa_node(attr));
 	if (!arena)
 		return ERR_PTR(-ENOMEM);
 	map = &arena->map;
@@ -112,7 +120,7 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
 	map->map_extra = attr->map_extra;
-	map->numa_node = (attr->map_flags & BPF_F_NUMA_NODE) ? attr->numa_node : NUMA_NO_NODE;
+	map->numa_node = bpf_map_attr_numa_node(attr);
 	map->spin_lock_off = -EINVAL;
 	map->timer_off = -EINVAL;
 	atomic64_set(&map->refcnt, 1);
@@ -201,9 +209,7 @@ static void arena_map_free(struct bpf_map *map)
 	 * Every VMA holds a map reference, so none is left; no program either
 	 * (they hold references too).  Called from a workqueue.
 	 */
-	arena_vm_free(arena);
-	arena_mem_free(arena);
-	kfree(arena);
+	arena_destroy(arena);
 	/*
 	 * The module's exit flushes system_unbound_wq (where this runs), so
 	 * the few instructions after this put cannot outlive the module.

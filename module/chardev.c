@@ -248,9 +248,13 @@ static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
 	return 0;
 }
 
-/* Checks a FREE/PREFAULT range as the alloc ioctl checks its address. */
-static long check_range(struct bpf_arena *arena, const struct bpf_arena_range *r)
+/* Copies and checks a FREE/PREFAULT range as the alloc ioctl checks its address. */
+static long get_range(struct bpf_arena *arena, void __user *uarg, struct bpf_arena_range *r)
 {
+	long ret = get_arg(r, sizeof(*r), uarg);
+
+	if (ret < 0)
+		return ret;
 	if (!arena_has_range(arena))
 		return -ENXIO;
 	if (!r->page_cnt || (r->addr & ~PAGE_MASK))
@@ -265,11 +269,8 @@ static long check_range(struct bpf_arena *arena, const struct bpf_arena_range *r
 static long ioc_free(struct bpf_arena *arena, void __user *uarg)
 {
 	struct bpf_arena_range req;
-	long ret = get_arg(&req, sizeof(req), uarg);
+	long ret = get_range(arena, uarg, &req);
 
-	if (ret < 0)
-		return ret;
-	ret = check_range(arena, &req);
 	if (ret)
 		return ret;
 	ret = arena_free_pages(arena, req.addr, req.page_cnt);
@@ -279,11 +280,8 @@ static long ioc_free(struct bpf_arena *arena, void __user *uarg)
 static long ioc_prefault(struct bpf_arena *arena, void __user *uarg)
 {
 	struct bpf_arena_range req;
-	long ret = get_arg(&req, sizeof(req), uarg);
+	long ret = get_range(arena, uarg, &req);
 
-	if (ret < 0)
-		return ret;
-	ret = check_range(arena, &req);
 	if (ret)
 		return ret;
 	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)
