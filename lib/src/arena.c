@@ -6,17 +6,43 @@
 
 #include "internal.h"
 
-struct bpf_arena *lbpfa_alloc(void)
+struct bpf_arena *lbpfa_alloc(const char *func, __u32 page_cnt, __u32 map_flags,
+			       __u64 map_extra, enum bpf_arena_backend backend)
 {
 	struct bpf_arena *a = calloc(1, sizeof(*a));
 
-	if (!a)
+	if (!a) {
+		pr_warn("%s: out of memory\n", func);
 		return NULL;
+	}
 	a->map_fd = -1;
 	a->dev_fd = -1;
 	a->base = MAP_FAILED;
+	a->page_cnt = page_cnt;
+	a->size = (size_t)page_cnt * lbpfa_page_size();
+	a->map_flags = map_flags;
+	a->map_extra = map_extra;
+	a->backend = backend;
 	pthread_mutex_init(&a->lock, NULL);
 	return a;
+}
+
+enum bpf_arena_backend lbpfa_bpf_backend(void)
+{
+	return bpf_arena_kernel_has_native() ? BPF_ARENA_BACKEND_KERNEL
+					     : BPF_ARENA_BACKEND_MODULE;
+}
+
+int lbpfa_create_begin(const char *func, __u32 page_cnt,
+		       const struct bpf_arena_create_opts *opts,
+		       struct bpf_arena **arena, struct lbpfa_params *p)
+{
+	if (!arena) {
+		pr_warn("%s: the arena out-pointer is NULL\n", func);
+		return -EINVAL;
+	}
+	*arena = NULL;
+	return lbpfa_parse_opts(func, page_cnt, opts, p);
 }
 
 void lbpfa_free(struct bpf_arena *a)

@@ -39,26 +39,13 @@ BA_API int bpf_arena_create(__u32 page_cnt, const struct bpf_arena_create_opts *
 	struct bpf_arena *a;
 	int err;
 
-	if (!arena) {
-		pr_warn("bpf_arena_create: the arena out-pointer is NULL\n");
-		return lbpfa_err(-EINVAL);
-	}
-	*arena = NULL;
-	err = lbpfa_parse_opts("bpf_arena_create", page_cnt, opts, &p);
+	err = lbpfa_create_begin("bpf_arena_create", page_cnt, opts, arena, &p);
 	if (err)
 		return lbpfa_err(err);
-
-	a = lbpfa_alloc();
-	if (!a) {
-		pr_warn("bpf_arena_create: out of memory\n");
+	a = lbpfa_alloc("bpf_arena_create", p.page_cnt, p.map_flags, p.map_extra,
+			lbpfa_bpf_backend());
+	if (!a)
 		return lbpfa_err(-ENOMEM);
-	}
-	a->page_cnt = p.page_cnt;
-	a->size = (size_t)p.page_cnt * lbpfa_page_size();
-	a->map_flags = p.map_flags;
-	a->map_extra = p.map_extra;
-	a->backend = bpf_arena_kernel_has_native() ? BPF_ARENA_BACKEND_KERNEL
-						   : BPF_ARENA_BACKEND_MODULE;
 	a->map_fd = map_create(&p);
 	if (a->map_fd < 0) {
 		err = a->map_fd;

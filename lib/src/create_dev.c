@@ -39,25 +39,13 @@ BA_API int bpf_arena_create_dev(__u32 page_cnt, const struct bpf_arena_create_op
 	struct bpf_arena *a;
 	int err;
 
-	if (!arena) {
-		pr_warn("bpf_arena_create_dev: the arena out-pointer is NULL\n");
-		return lbpfa_err(-EINVAL);
-	}
-	*arena = NULL;
-	err = lbpfa_parse_opts("bpf_arena_create_dev", page_cnt, opts, &p);
+	err = lbpfa_create_begin("bpf_arena_create_dev", page_cnt, opts, arena, &p);
 	if (err)
 		return lbpfa_err(err);
-
-	a = lbpfa_alloc();
-	if (!a) {
-		pr_warn("bpf_arena_create_dev: out of memory\n");
+	a = lbpfa_alloc("bpf_arena_create_dev", p.page_cnt, p.map_flags & ~BPF_F_NUMA_NODE_FLAG,
+			p.map_extra, BPF_ARENA_BACKEND_MODULE);
+	if (!a)
 		return lbpfa_err(-ENOMEM);
-	}
-	a->page_cnt = p.page_cnt;
-	a->size = (size_t)p.page_cnt * lbpfa_page_size();
-	a->map_flags = p.map_flags & ~BPF_F_NUMA_NODE_FLAG;
-	a->map_extra = p.map_extra;
-	a->backend = BPF_ARENA_BACKEND_MODULE;
 	a->dev_fd = lbpfa_dev_open("bpf_arena_create_dev");
 	if (a->dev_fd < 0) {
 		err = a->dev_fd;

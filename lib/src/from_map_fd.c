@@ -113,17 +113,10 @@ static int wrap(int map_fd, void *addr, const char *func, struct bpf_arena **are
 		return lbpfa_err(-EINVAL);
 	}
 
-	a = lbpfa_alloc();
-	if (!a) {
-		pr_warn("%s: out of memory\n", func);
+	a = lbpfa_alloc(func, info.max_entries, info.map_flags, info.map_extra,
+			lbpfa_bpf_backend());
+	if (!a)
 		return lbpfa_err(-ENOMEM);
-	}
-	a->page_cnt = info.max_entries;
-	a->size = (size_t)info.max_entries * lbpfa_page_size();
-	a->map_flags = info.map_flags;
-	a->map_extra = info.map_extra;
-	a->backend = bpf_arena_kernel_has_native() ? BPF_ARENA_BACKEND_KERNEL
-						   : BPF_ARENA_BACKEND_MODULE;
 	a->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
 	if (a->map_fd < 0) {
 		err = -errno;

@@ -71,7 +71,18 @@ long lbpfa_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
 int lbpfa_map_info(int map_fd, struct bpf_map_info *info);	/* 0 or -errno */
 
 /* arena.c: allocation and mapping of struct bpf_arena. */
-struct bpf_arena *lbpfa_alloc(void);
+/* A zeroed arena with no fds or mapping yet; NULL (with a message) if out of memory. */
+struct bpf_arena *lbpfa_alloc(const char *func, __u32 page_cnt, __u32 map_flags,
+			       __u64 map_extra, enum bpf_arena_backend backend);
+/* The backend of an arena made through bpf(): the native kernel or the module. */
+enum bpf_arena_backend lbpfa_bpf_backend(void);
+/*
+ * The common start of bpf_arena_create*(): checks the out-pointer, clears
+ * it and parses opts into p.  0 or -errno (with a message).
+ */
+int lbpfa_create_begin(const char *func, __u32 page_cnt,
+		       const struct bpf_arena_create_opts *opts,
+		       struct bpf_arena **arena, struct lbpfa_params *p);
 void lbpfa_free(struct bpf_arena *a);	/* closes fds, unmaps if owned */
 /*
  * Maps fd (a map or device fd) for a: at addr (MAP_FIXED_NOREPLACE) if not
