@@ -32,6 +32,10 @@ TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VER
 
 # libbpfarena: lib/lib.mk defines LIB_A, LIB_SO, LIB_PC and their rules.
 include $(TOP)/lib/lib.mk
+# Optional parts, each owned by its directory.
+-include $(TOP)/jit/jit.mk
+-include $(TOP)/tests/bpf/bpf.mk
+-include $(TOP)/dkms/dkms.mk
 
 TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
 TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
