@@ -52,6 +52,14 @@ struct bpf_arena {
 	atomic64_t user_faults;
 	atomic64_t kern_allocs;
 	atomic64_t kern_frees;
+	/*
+	 * Programs (companion.c): a stock ARRAY map whose value the lowered
+	 * program's placeholders name; created at the first program load and
+	 * held until the arena is freed.  On companion_list while set.
+	 */
+	struct bpf_map *companion;
+	u64 companion_value;
+	struct list_head companion_node;
 };
 
 static inline struct bpf_arena *to_arena(struct bpf_map *map)
@@ -103,6 +111,21 @@ int arena_mem_init(struct bpf_arena *arena);
 /* Fixes the user range and sizes the page bitmap; arena->lock held. */
 int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end);
 void arena_mem_free(struct bpf_arena *arena);
+
+/* companion.c: what arena programs name instead of the arena map. */
+/* Creates the arena's companion once; 0 or -errno. */
+int arena_companion_get(struct bpf_arena *arena);
+/* A new O_RDWR fd of the companion in the current task, or -errno. */
+int arena_companion_new_fd(struct bpf_arena *arena);
+/*
+ * The arena whose companion value is at value, with a reference taken, or
+ * NULL (not a companion, or the arena is going away).
+ */
+struct bpf_arena *arena_get_by_companion(u64 value);
+/* The live arena whose kernel window starts at kern_vm_start, under RCU. */
+bool arena_kern_vm_start_is_live(u64 kern_vm_start);
+/* Unpublishes and puts the companion; from map_free. */
+void arena_companion_release(struct bpf_arena *arena);
 
 /* arena_vm.c: user mappings. */
 int arena_vm_init(struct bpf_arena *arena);

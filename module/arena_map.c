@@ -86,6 +86,7 @@ int arena_copy_name(char *dst, const char *src, size_t size)
 /* Frees the arena's memory, files and itself. */
 static void arena_destroy(struct bpf_arena *arena)
 {
+	arena_companion_release(arena);
 	arena_vm_free(arena);
 	arena_mem_free(arena);
 	kfree(arena);

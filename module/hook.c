@@ -3,6 +3,8 @@
 
 #include <linux/module.h>
 #include <linux/ftrace.h>
+#include <linux/delay.h>
+#include <linux/rcupdate_wait.h>
 
 #include "hook.h"
 #include "ksyms.h"
@@ -81,4 +83,16 @@ void hooks_remove(struct arena_hook *hooks, unsigned int n)
 {
 	while (n--)
 		hook_remove_one(&hooks[n]);
+}
+
+atomic_t hooks_inflight = ATOMIC_INIT(0);
+
+void hooks_quiesce(void)
+{
+	/* Tasks redirected before the removal reached hook_enter() or never will. */
+	synchronize_rcu_tasks();
+	while (atomic_read(&hooks_inflight))
+		msleep(20);
+	/* ... and left the last instructions after hook_exit(). */
+	synchronize_rcu_tasks();
 }

@@ -24,6 +24,26 @@ struct arena_hook {
 	bool installed;
 };
 
+/*
+ * Replacements run between hook_enter() and hook_exit(), so unload can wait
+ * for tasks sleeping inside them (tasks-RCU alone counts a sleeping task as
+ * quiescent even if it will return into module text).
+ */
+extern atomic_t hooks_inflight;
+
+static inline void hook_enter(void)
+{
+	atomic_inc(&hooks_inflight);
+}
+
+static inline void hook_exit(void)
+{
+	atomic_dec(&hooks_inflight);
+}
+
+/* After removing hooks: waits until no task can be inside a replacement. */
+void hooks_quiesce(void);
+
 /* Installs all or none; on failure the message names the function. */
 int hooks_install(struct arena_hook *hooks, unsigned int n);
 void hooks_remove(struct arena_hook *hooks, unsigned int n);

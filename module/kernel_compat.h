@@ -19,4 +19,28 @@
 #define BPF_ARENA_KERNEL_HAS_NATIVE_ARENA 0
 #endif
 
+#include <linux/bpf.h>
+
+/*
+ * 6.1 exports kern_sys_bpf() (kernel/bpf/syscall.c) for light skeletons but
+ * declares it in no header: bpf() with every pointer in attr a kernel
+ * pointer except log_buf, for the allowlisted commands (BPF_MAP_CREATE,
+ * BPF_PROG_LOAD among them), checked against the current task.
+ */
+int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+
+/*
+ * Facts of 6.1's x86-64 JIT the program side relies on (research notes
+ * v61-verifier.md §4-5; fault_x86.c decodes its output):
+ *  - BPF_REG_AX is r10 and is never live across BPF instructions;
+ *  - bpf_int_jit_compile() blinds constants itself, after our hook, and
+ *    skips instructions naming AX;
+ *  - ex_handler_bpf() reads only ->fixup: length | pt_regs offset << 8;
+ *  - search_bpf_extables() is consulted for faults in BPF text only after
+ *    the kernel's and modules' tables;
+ *  - with subprograms, func[i] copies are JITed twice inside bpf_check(),
+ *    before used_maps is set; bpf_prog_select_runtime() runs after
+ *    bpf_check() and before the program gets an id or fd.
+ */
+
 #endif /* BPF_ARENA_KERNEL_COMPAT_H */

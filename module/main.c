@@ -14,7 +14,10 @@
 #include "arena.h"
 #include "chardev.h"
 #include "kernel_compat.h"
+#include "hook.h"
+#include "kfunc.h"
 #include "ksyms.h"
+#include "prog_ctx.h"
 #include "syscall.h"
 
 #if BPF_ARENA_KERNEL_HAS_NATIVE_ARENA
@@ -39,9 +42,16 @@ static int __init bpf_arena_init(void)
 	err = arena_fs_init();
 	if (err)
 		return err;
-	err = arena_syscall_init();
+	err = arena_kfunc_init();
 	if (err)
 		goto fs_exit;
+	/* Program hooks first: bpf() lowers programs only once they are in. */
+	err = arena_prog_hooks_init();
+	if (err)
+		goto fs_exit;
+	err = arena_syscall_init();
+	if (err)
+		goto prog_hooks_exit;
 	err = arena_chardev_init();
 	if (err)
 		goto syscall_exit;
@@ -50,6 +60,9 @@ static int __init bpf_arena_init(void)
 
 syscall_exit:
 	arena_syscall_exit();
+prog_hooks_exit:
+	arena_prog_hooks_exit();
+	hooks_quiesce();
 fs_exit:
 	arena_fs_exit();
 	return err;
@@ -59,6 +72,8 @@ static void __exit bpf_arena_exit(void)
 {
 	arena_chardev_exit();
 	arena_syscall_exit();
+	arena_prog_hooks_exit();
+	hooks_quiesce();
 	/*
 	 * The last arena's map_free() ran on system_unbound_wq and dropped the
 	 * module reference as its last statement: let it return first.

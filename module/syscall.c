@@ -2,28 +2,25 @@
 /*
  * Hooks on the bpf() syscall and on get_unmapped_area():
  *  - BPF_MAP_CREATE of BPF_MAP_TYPE_ARENA creates an arena (6.1 rejects the
- *    type); every other bpf() call reaches the kernel untouched (the filter
- *    redirects only BPF_MAP_CREATE and BPF_MAP_FREEZE, and those only pay a
- *    4-byte peek);
+ *    type); BPF_PROG_LOAD of a program naming an arena is lowered
+ *    (prog_load.c); every other bpf() call reaches the kernel untouched (the
+ *    filter redirects only BPF_MAP_CREATE, BPF_MAP_FREEZE and BPF_PROG_LOAD,
+ *    and the first two only pay a 4-byte peek);
  *  - mmap of an arena map fd picks its address as upstream does (6.1's
  *    bpf_map_fops has no get_unmapped_area).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bpf.h>
-#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/mm.h>
-#include <linux/rcupdate_wait.h>
 #include <linux/uaccess.h>
 
 #include "arena.h"
 #include "hook.h"
 #include "ksyms.h"
+#include "prog_load.h"
 #include "syscall.h"
-
-/* Callers inside the bpf() replacement, so unload can wait for them. */
-static atomic_t sys_bpf_inflight = ATOMIC_INIT(0);
 
 static long arena_sys_bpf(const struct pt_regs *regs);
 static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
@@ -34,7 +31,8 @@ static bool sys_bpf_filter(const struct pt_regs *regs)
 {
 	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
 
-	return uregs->di == BPF_MAP_CREATE || uregs->di == BPF_MAP_FREEZE;
+	return uregs->di == BPF_MAP_CREATE || uregs->di == BPF_MAP_FREEZE ||
+	       uregs->di == BPF_PROG_LOAD;
 }
 
 static bool get_unmapped_area_filter(const struct pt_regs *regs)
@@ -151,16 +149,18 @@ static long arena_sys_bpf(const struct pt_regs *regs)
 	u32 map_type;
 	long ret;
 
-	atomic_inc(&sys_bpf_inflight);
+	hook_enter();
 	if (regs->di == BPF_MAP_CREATE && size >= sizeof(map_type) &&
 	    !copy_from_user(&map_type, uattr, sizeof(map_type)) &&
 	    map_type == BPF_ARENA_MAP_TYPE)
 		ret = arena_sys_map_create(uattr, size);
 	else if (regs->di == BPF_MAP_FREEZE && arena_refrozen(uattr, size))
 		ret = -EPERM;
+	else if (regs->di == BPF_PROG_LOAD)
+		ret = arena_prog_load(regs, orig);
 	else
 		ret = orig(regs);
-	atomic_dec(&sys_bpf_inflight);
+	hook_exit();
 	return ret;
 }
 
@@ -183,12 +183,4 @@ int arena_syscall_init(void)
 void arena_syscall_exit(void)
 {
 	hooks_remove(hooks, NR_HOOKS);
-	/*
-	 * No new caller enters the replacement; wait for those inside, then
-	 * for each of them to leave the last instructions of it (a task is
-	 * quiescent for tasks-RCU only once it switched voluntarily).
-	 */
-	while (atomic_read(&sys_bpf_inflight))
-		msleep(20);
-	synchronize_rcu_tasks();
 }

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The companion of an arena: a stock BPF_MAP_TYPE_ARRAY (one 8-byte value)
+ * that lowered programs name instead of the arena map.
+ *
+ * Why: the stock verifier always types the contents of a BTF-less map value
+ * as an unknown scalar, so a load from the companion value is a sound model
+ * of an arena load whatever the program did before (jit/PLACEHOLDERS.md);
+ * sleepable programs may use an ARRAY map (6.1 refuses type 33 there); and
+ * the value's address identifies the arena at JIT time and in the kfuncs.
+ *
+ * Lifetime: the arena holds its companion until the arena is freed; a
+ * program holds the arena (the companion's used_maps slot is switched to the
+ * arena before the program is published, see prog_hooks.c).  The companion
+ * has no id, so nobody can get an fd of it by id; loaders get a temporary fd
+ * for the duration of one BPF_PROG_LOAD.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/rculist.h>
+
+#include "arena.h"
+#include "kernel_compat.h"
+#include "ksyms.h"
+
+static DEFINE_MUTEX(companion_mutex);
+static DEFINE_SPINLOCK(companion_list_lock);
+static LIST_HEAD(companion_list);
+
+#define COMPANION_VALUE_SIZE	8
+
+/* Hides a map created through kern_sys_bpf(): no id, no GET_FD_BY_ID. */
+static void companion_unpublish_id(struct bpf_map *map)
+{
+	spin_lock_bh(ksyms.map_idr_lock);
+	if (map->id)
+		idr_remove(ksyms.map_idr, map->id);
+	map->id = 0;
+	spin_unlock_bh(ksyms.map_idr_lock);
+}
+
+static struct bpf_map *companion_create(void)
+{
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_ARRAY,
+		.key_size = sizeof(u32),
+		.value_size = COMPANION_VALUE_SIZE,
+		.max_entries = 1,
+		.map_name = "arena_companion",
+	};
+	struct bpf_map *map;
+	struct fd f;
+	int fd;
+
+	fd = kern_sys_bpf(BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return ERR_PTR(fd);
+	f = fdget(fd);
+	if (!f.file || f.file->f_op != ksyms.bpf_map_fops) {
+		/* Another thread replaced the fd under us. */
+		fdput(f);
+		return ERR_PTR(-EBUSY);
+	}
+	map = f.file->private_data;
+	bpf_map_inc(map);
+	fdput(f);
+	close_fd(fd);
+	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->value_size != COMPANION_VALUE_SIZE) {
+		bpf_map_put(map);
+		return ERR_PTR(-EBUSY);
+	}
+	companion_unpublish_id(map);
+	return map;
+}
+
+int arena_companion_get(struct bpf_arena *arena)
+{
+	struct bpf_map *map;
+	u64 value;
+	int err = 0;
+
+	mutex_lock(&companion_mutex);
+	if (arena->companion)
+		goto out;
+	map = companion_create();
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto out;
+	}
+	err = map->ops->map_direct_value_addr(map, &value, 0);
+	if (err) {
+		bpf_map_put(map);
+		goto out;
+	}
+	arena->companion = map;
+	arena->companion_value = value;
+	spin_lock(&companion_list_lock);
+	list_add_tail_rcu(&arena->companion_node, &companion_list);
+	spin_unlock(&companion_list_lock);
+out:
+	mutex_unlock(&companion_mutex);
+	return err;
+}
+
+int arena_companion_new_fd(struct bpf_arena *arena)
+{
+	struct bpf_map *map = arena->companion;
+	int fd;
+
+	bpf_map_inc_with_uref(map);
+	fd = ksyms.bpf_map_new_fd(map, O_RDWR);
+	if (fd < 0) {
+		atomic64_dec(&map->usercnt);
+		bpf_map_put(map);
+	}
+	return fd;
+}
+
+struct bpf_arena *arena_get_by_companion(u64 value)
+{
+	struct bpf_arena *arena, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+		if (arena->companion_value != value)
+			continue;
+		if (!IS_ERR(bpf_map_inc_not_zero(&arena->map)))
+			found = arena;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+bool arena_kern_vm_start_is_live(u64 kern_vm_start)
+{
+	struct bpf_arena *arena;
+	bool live = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+		if (arena->kern_vm_start == kern_vm_start) {
+			live = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return live;
+}
+
+void arena_companion_release(struct bpf_arena *arena)
+{
+	if (!arena->companion)
+		return;
+	spin_lock(&companion_list_lock);
+	list_del_rcu(&arena->companion_node);
+	spin_unlock(&companion_list_lock);
+	/* Lock-free lookups (kfuncs, fault fixups) may still see the arena. */
+	synchronize_rcu();
+	bpf_map_put(arena->companion);
+	arena->companion = NULL;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arena kfuncs.
+ *
+ * bpf_arena_alloc_pages() and bpf_arena_free_pages() exist in the module's
+ * BTF with upstream's names and prototypes so that libbpf resolves the
+ * programs' __ksym externs; 6.1's verifier cannot check those prototypes
+ * (a map pointer argument, a void * return), so they are never called:
+ * the lowering switches each call to a placeholder kfunc below, whose first
+ * argument is the arena's companion value (jit/PLACEHOLDERS.md).  The
+ * placeholders look the arena up from that address, so a forged argument
+ * (any other memory) finds nothing and they return NULL / do nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/numa.h>
+
+#include "arena.h"
+#include "kfunc.h"
+
+/* What the placeholder kfuncs receive: the companion's map value. */
+struct bpf_arena_kfunc_ref {
+	u64 cookie;
+};
+
+__diag_push();
+__diag_ignore_all("-Wmissing-prototypes",
+		  "Global functions as their definitions will be in BTF");
+
+noinline void *bpf_arena_alloc_pages(void *p__map, void *addr__ign, u32 page_cnt,
+				     int node_id, u64 flags)
+{
+	return NULL;
+}
+
+noinline void bpf_arena_free_pages(void *p__map, void *ptr__ign, u32 page_cnt)
+{
+}
+
+/* Upstream semantics: a user address or 0; only the low 32 bits of addr count. */
+noinline u64 bpf_arena_alloc_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
+				      u32 page_cnt, int node_id, u64 flags)
+{
+	struct bpf_arena *arena = arena_get_by_companion((unsigned long)ref);
+	u64 uaddr = 0, out = 0;
+
+	if (!arena)
+		return 0;
+	if (addr)
+		uaddr = (arena->user_vm_start & ~(u64)U32_MAX) + (u32)addr;
+	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, &out))
+		out = 0;
+	bpf_map_put(&arena->map);
+	return out;
+}
+
+noinline void bpf_arena_free_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 ptr, u32 page_cnt)
+{
+	struct bpf_arena *arena = arena_get_by_companion((unsigned long)ref);
+
+	if (!arena)
+		return;
+	arena_free_pages(arena, ptr, page_cnt);
+	bpf_map_put(&arena->map);
+}
+
+__diag_pop();
+
+BTF_SET8_START(arena_kfunc_set)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_ph, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_ph, KF_SLEEPABLE)
+BTF_SET8_END(arena_kfunc_set)
+
+/* Order: enum arena_kfunc_id. */
+BTF_ID_LIST(arena_kfunc_btf_ids)
+BTF_ID(func, bpf_arena_alloc_pages)
+BTF_ID(func, bpf_arena_free_pages)
+BTF_ID(func, bpf_arena_alloc_pages_ph)
+BTF_ID(func, bpf_arena_free_pages_ph)
+
+static const struct btf_kfunc_id_set arena_kfunc_id_set = {
+	.owner = THIS_MODULE,
+	.set = &arena_kfunc_set,
+};
+
+/* Every program type 6.1 lets call kfuncs (LSM shares TRACING's set). */
+static const enum bpf_prog_type arena_kfunc_prog_types[] = {
+	BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_STRUCT_OPS,
+	BPF_PROG_TYPE_TRACING, BPF_PROG_TYPE_SYSCALL,
+};
+
+static bool kfuncs_ok;
+
+u32 arena_kfunc_btf_id(enum arena_kfunc_id which)
+{
+	return kfuncs_ok ? arena_kfunc_btf_ids[which] : 0;
+}
+
+int arena_kfunc_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARENA_KFUNC_NR; i++) {
+		if (!arena_kfunc_btf_ids[i]) {
+			pr_warn("module built without BTF: arena kfuncs (bpf_arena_alloc_pages/free_pages) are unavailable\n");
+			return 0;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(arena_kfunc_prog_types); i++) {
+		err = register_btf_kfunc_id_set(arena_kfunc_prog_types[i], &arena_kfunc_id_set);
+		if (err) {
+			pr_err("cannot register the arena kfuncs (%d)\n", err);
+			return err;
+		}
+	}
+	kfuncs_ok = true;
+	return 0;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The program-side hooks (DESIGN.md "Programs"):
+ *  - bpf_int_jit_compile(): raise the verified placeholders of a program
+ *    loaded inside a load context (prog_ctx.h), in place, before the stock
+ *    JIT (and so before constant blinding).  Programs with subprograms are
+ *    JITed as func[i] copies, twice: the first pass raises, the extra pass
+ *    finds nothing left to raise.
+ *  - bpf_prog_select_runtime(): after bpf_check() and before the program
+ *    gets an id or an fd, its used_maps slot of the companion becomes the
+ *    arena, so the program holds its arena (and bpftool shows it).
+ *  - search_bpf_extables(): fault fixups of raised accesses (fault_x86.c).
+ * Any program outside a load context passes all three untouched.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "arena.h"
+#include "fault.h"
+#include "hook.h"
+#include "prog_ctx.h"
+#include "raise.h"
+
+static DEFINE_SPINLOCK(ctx_lock);
+static LIST_HEAD(ctx_list);
+
+void arena_load_ctx_enter(struct arena_load_ctx *ctx, struct bpf_arena *arena)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->task = current;
+	ctx->arena = arena;
+	spin_lock(&ctx_lock);
+	list_add(&ctx->node, &ctx_list);
+	spin_unlock(&ctx_lock);
+}
+
+void arena_load_ctx_leave(struct arena_load_ctx *ctx)
+{
+	spin_lock(&ctx_lock);
+	list_del(&ctx->node);
+	spin_unlock(&ctx_lock);
+}
+
+struct arena_load_ctx *arena_load_ctx_current(void)
+{
+	struct arena_load_ctx *ctx, *found = NULL;
+
+	if (list_empty_careful(&ctx_list))
+		return NULL;
+	spin_lock(&ctx_lock);
+	list_for_each_entry(ctx, &ctx_list, node) {
+		if (ctx->task == current) {
+			found = ctx;
+			break;
+		}
+	}
+	spin_unlock(&ctx_lock);
+	return found;
+}
+
+static struct bpf_prog *arena_jit_compile(struct bpf_prog *prog);
+static struct bpf_prog *arena_select_runtime(struct bpf_prog *fp, int *err);
+static const struct exception_table_entry *arena_search_bpf_extables(unsigned long addr);
+
+enum { HOOK_JIT, HOOK_SELECT_RUNTIME, HOOK_EXTABLES, NR_HOOKS };
+
+static struct arena_hook hooks[NR_HOOKS] = {
+	[HOOK_JIT] = {
+		.name = "bpf_int_jit_compile",
+		.replacement = arena_jit_compile,
+	},
+	[HOOK_SELECT_RUNTIME] = {
+		.name = "bpf_prog_select_runtime",
+		.replacement = arena_select_runtime,
+	},
+	[HOOK_EXTABLES] = {
+		.name = "search_bpf_extables",
+		.replacement = arena_search_bpf_extables,
+	},
+};
+
+static struct bpf_prog *jit_compile(struct bpf_prog *prog)
+{
+	struct bpf_prog *(*orig)(struct bpf_prog *prog) = (void *)hooks[HOOK_JIT].orig;
+	struct arena_load_ctx *ctx = arena_load_ctx_current();
+	struct bpfa_raise_result res;
+	struct bpfa_raise_env env;
+	int err;
+
+	if (!ctx || ctx->err || !prog->jit_requested || bpf_prog_was_classic(prog))
+		return orig(prog);
+	env.companion_value = ctx->arena->companion_value;
+	env.kern_vm_start = ctx->arena->kern_vm_start;
+	env.user_vm_start = ctx->arena->user_vm_start;
+	err = bpfa_raise(&env, prog->insnsi, prog->len, &res);
+	if (err) {
+		/* Not JITed: the load fails (see prog_load.c), nothing runs. */
+		ctx->err = err;
+		strscpy(ctx->msg, res.msg, sizeof(ctx->msg));
+		return prog;
+	}
+	ctx->raised += res.raised;
+	return orig(prog);
+}
+
+/* Puts the arena where the program holds its companion (or appends it). */
+static int arena_swap_used_map(struct bpf_prog_aux *aux, struct bpf_arena *arena)
+{
+	struct bpf_map **maps = aux->used_maps;
+	u32 i, n = aux->used_map_cnt;
+	bool have_arena = false;
+	int slot = -1;
+
+	for (i = 0; i < n; i++) {
+		if (maps[i] == arena->companion)
+			slot = i;
+		else if (maps[i] == &arena->map)
+			have_arena = true;
+	}
+	if (slot >= 0 && !have_arena) {
+		bpf_map_inc(&arena->map);
+		maps[slot] = &arena->map;
+		bpf_map_put(arena->companion);
+		return 0;
+	}
+	if (slot >= 0) {
+		memmove(&maps[slot], &maps[slot + 1], (n - slot - 1) * sizeof(*maps));
+		aux->used_map_cnt--;
+		bpf_map_put(arena->companion);
+		return 0;
+	}
+	if (have_arena)
+		return 0;
+	maps = krealloc_array(maps, n + 1, sizeof(*maps), GFP_KERNEL);
+	if (!maps)
+		return -ENOMEM;
+	bpf_map_inc(&arena->map);
+	maps[n] = &arena->map;
+	aux->used_maps = maps;
+	aux->used_map_cnt = n + 1;
+	return 0;
+}
+
+static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
+{
+	struct bpf_prog *(*orig)(struct bpf_prog *fp, int *err) =
+		(void *)hooks[HOOK_SELECT_RUNTIME].orig;
+	struct arena_load_ctx *ctx = arena_load_ctx_current();
+	int ret;
+
+	if (ctx && !ctx->used_maps_done && !bpf_prog_was_classic(fp)) {
+		mutex_lock(&fp->aux->used_maps_mutex);
+		ret = arena_swap_used_map(fp->aux, ctx->arena);
+		mutex_unlock(&fp->aux->used_maps_mutex);
+		if (ret) {
+			*err = ret;
+			return fp;
+		}
+		ctx->used_maps_done = true;
+	}
+	return orig(fp, err);
+}
+
+static const struct exception_table_entry *arena_search_bpf_extables(unsigned long addr)
+{
+	const struct exception_table_entry *(*orig)(unsigned long addr) =
+		(void *)hooks[HOOK_EXTABLES].orig;
+	const struct exception_table_entry *e;
+
+	hook_enter();
+	e = orig(addr);
+	if (!e)
+		e = arena_fault_fixup(addr);
+	hook_exit();
+	return e;
+}
+
+static struct bpf_prog *arena_jit_compile(struct bpf_prog *prog)
+{
+	hook_enter();
+	prog = jit_compile(prog);
+	hook_exit();
+	return prog;
+}
+
+static struct bpf_prog *arena_select_runtime(struct bpf_prog *fp, int *err)
+{
+	hook_enter();
+	fp = select_runtime(fp, err);
+	hook_exit();
+	return fp;
+}
+
+int arena_prog_hooks_init(void)
+{
+	arena_fault_init();
+	return hooks_install(hooks, NR_HOOKS);
+}
+
+void arena_prog_hooks_exit(void)
+{
+	hooks_remove(hooks, NR_HOOKS);
+}

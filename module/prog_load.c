@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF_PROG_LOAD of programs that use an arena (DESIGN.md "Programs").
+ *
+ * The bpf() hook sends every BPF_PROG_LOAD here.  A program that names no
+ * arena map goes to the kernel untouched.  One that does is checked as
+ * upstream checks it, LOWERED (jit/lower.c) into a program the stock 6.1
+ * verifier can check, and loaded with kern_sys_bpf() from kernel copies of
+ * the instructions, func_info, line_info, core_relos and fd_array (the
+ * verifier log stays the user's).  The stock verifier decides; the JIT hook
+ * raises the verified placeholders (prog_hooks.c); a program that ends up
+ * not JITed is refused, so no arena program runs unraised.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/capability.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/filter.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "arena.h"
+#include "kernel_compat.h"
+#include "kfunc.h"
+#include "ksyms.h"
+#include "lower.h"
+#include "prog_ctx.h"
+#include "prog_load.h"
+
+/* The verifier's limits on func_info, line_info and core_relo records. */
+#define REC_SIZE_MAX		252
+#define FD_ARRAY_MAX		(1U << 16)
+
+struct prog_load {
+	union bpf_attr attr;			/* the user's */
+	struct bpf_insn *insns;			/* the user's, copied */
+	u32 len;
+	struct bpf_arena *arena;		/* referenced */
+};
+
+static bool is_ldimm64(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+static bool is_map_ldimm64(const struct bpf_insn *insn)
+{
+	return is_ldimm64(insn) &&
+	       (insn->src_reg == BPF_PSEUDO_MAP_FD || insn->src_reg == BPF_PSEUDO_MAP_VALUE ||
+		insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
+}
+
+static bool is_idx_ldimm64(const struct bpf_insn *insn)
+{
+	return insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE;
+}
+
+/* fd_array[idx] of the user's attr, or -1. */
+static int user_fd_array_get(const union bpf_attr *attr, u32 idx)
+{
+	u32 __user *fds = u64_to_user_ptr(attr->fd_array);
+	u32 fd;
+
+	if (!attr->fd_array || get_user(fd, fds + idx))
+		return -1;
+	return fd;
+}
+
+/* The map an ld_imm64 names, if it is an arena; a reference is taken. */
+static struct bpf_arena *ldimm64_arena(const union bpf_attr *attr, const struct bpf_insn *insn)
+{
+	struct bpf_arena *arena = NULL;
+	struct fd f;
+	int fd;
+
+	fd = is_idx_ldimm64(insn) ? user_fd_array_get(attr, insn->imm) : insn->imm;
+	if (fd < 0)
+		return NULL;
+	f = fdget(fd);
+	if (f.file && f.file->f_op == ksyms.bpf_map_fops && is_arena_map(f.file->private_data)) {
+		arena = to_arena(f.file->private_data);
+		bpf_map_inc(&arena->map);
+	}
+	fdput(f);
+	return arena;
+}
+
+/* Writes msg at the start of the user's verifier log, as the verifier would. */
+static void prog_log(const union bpf_attr *attr, const char *msg)
+{
+	char __user *buf = u64_to_user_ptr(attr->log_buf);
+	size_t n = strlen(msg);
+
+	if (!attr->log_level || !buf || attr->log_size < 2)
+		return;
+	n = min_t(size_t, n, attr->log_size - 1);
+	if (!copy_to_user(buf, msg, n))
+		put_user('\0', buf + n);
+}
+
+/*
+ * Finds the program's arena and applies upstream's checks, in upstream's
+ * order (the first arena ld_imm64 checks the loader; a second arena is
+ * EBUSY).  0 with pl->arena NULL: not an arena program.
+ */
+static int find_arena(struct prog_load *pl)
+{
+	struct bpf_arena *arena;
+	u32 i;
+
+	for (i = 0; i + 1 < pl->len; i++) {
+		if (!is_ldimm64(&pl->insns[i]))
+			continue;
+		if (!is_map_ldimm64(&pl->insns[i])) {
+			i++;
+			continue;
+		}
+		arena = ldimm64_arena(&pl->attr, &pl->insns[i++]);
+		if (!arena)
+			continue;
+		if (!pl->arena) {
+			pl->arena = arena;
+			if (!bpf_capable() || !perfmon_capable()) {
+				prog_log(&pl->attr, "CAP_BPF and CAP_PERFMON are required to use arena\n");
+				return -EPERM;
+			}
+			if (!READ_ONCE(*ksyms.bpf_jit_enable)) {
+				prog_log(&pl->attr, "JIT is required to use arena\n");
+				return -EOPNOTSUPP;
+			}
+			if (!arena_has_range(arena)) {
+				prog_log(&pl->attr,
+					 "arena's user address must be set via map_extra or mmap()\n");
+				return -EINVAL;
+			}
+			continue;
+		}
+		bpf_map_put(&arena->map);
+		if (arena != pl->arena) {
+			prog_log(&pl->attr, "Only one arena per program\n");
+			return -EBUSY;
+		}
+	}
+	if (pl->arena && (pl->attr.prog_flags & BPF_F_TEST_RND_HI32)) {
+		prog_log(&pl->attr,
+			 "bpf_arena: BPF_F_TEST_RND_HI32 is not supported for arena programs on this kernel\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The lowering's view of the kernel (jit/lower.h). */
+
+static void *lower_zalloc(void *ctx, size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+static void lower_free(void *ctx, void *p)
+{
+	kvfree(p);
+}
+
+static enum bpfa_ld_kind lower_classify_ldimm64(void *ctx, const struct bpf_insn *insn)
+{
+	struct prog_load *pl = ctx;
+	struct bpf_arena *arena = ldimm64_arena(&pl->attr, insn);
+	bool ours = arena == pl->arena;
+
+	if (!arena)
+		return BPFA_LD_OTHER;
+	bpf_map_put(&arena->map);
+	if (!ours)
+		return BPFA_LD_OTHER;
+	if (insn->src_reg == BPF_PSEUDO_MAP_FD || insn->src_reg == BPF_PSEUDO_MAP_IDX)
+		return BPFA_LD_ARENA_MAP;
+	return BPFA_LD_ARENA_VALUE;
+}
+
+static bool btf_func_is(struct btf *btf, u32 id, enum arena_kfunc_id which, const char *name)
+{
+	const struct btf_type *t;
+
+	if (!id || id != arena_kfunc_btf_id(which))
+		return false;
+	t = btf_type_by_id(btf, id);
+	return t && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+	       !strcmp(ksyms.btf_name_by_offset(btf, t->name_off), name);
+}
+
+static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn)
+{
+	struct prog_load *pl = ctx;
+	enum bpfa_kf_kind kind = BPFA_KF_OTHER;
+	struct btf *btf;
+	int fd;
+
+	/* Module kfuncs come with their BTF's fd at fd_array[off] (off > 0). */
+	if (insn->off <= 0)
+		return BPFA_KF_OTHER;
+	fd = user_fd_array_get(&pl->attr, insn->off);
+	if (fd < 0)
+		return BPFA_KF_OTHER;
+	btf = ksyms.btf_get_by_fd(fd);
+	if (IS_ERR(btf))
+		return BPFA_KF_OTHER;
+	if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ALLOC, "bpf_arena_alloc_pages"))
+		kind = BPFA_KF_ALLOC;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_FREE, "bpf_arena_free_pages"))
+		kind = BPFA_KF_FREE;
+	ksyms.btf_put(btf);
+	return kind;
+}
+
+/*
+ * A kernel copy of cnt user records of rec_size bytes whose first u32 is an
+ * instruction offset (in units of unit bytes), moved to the lowered program.
+ */
+static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit,
+			 const struct bpfa_lower_result *res, u32 old_len, void **kbuf)
+{
+	u32 i, off;
+	u8 *buf;
+
+	*kbuf = NULL;
+	if (!cnt || !*uptr)
+		return 0;
+	if (rec_size < sizeof(u32) || rec_size > REC_SIZE_MAX || cnt > BPF_COMPLEXITY_LIMIT_INSNS)
+		return -EINVAL;
+	buf = kvmalloc_array(cnt, rec_size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, u64_to_user_ptr(*uptr), (size_t)cnt * rec_size)) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	for (i = 0; i < cnt; i++) {
+		u32 *insn_off = (u32 *)(buf + (size_t)i * rec_size);
+
+		off = *insn_off / unit;
+		if (*insn_off % unit)
+			continue;	/* the verifier rejects it */
+		if (off < old_len)
+			*insn_off = res->new_idx[off] * unit;
+		else
+			*insn_off = (off - old_len + res->len) * unit;
+	}
+	*uptr = (u64)(unsigned long)buf;
+	*kbuf = buf;
+	return 0;
+}
+
+/* CO-RE relocations can only follow instructions lowered one to one. */
+static int check_core_relos(const struct prog_load *pl, const struct bpfa_lower_result *res)
+{
+	const struct bpf_core_relo __user *urelo = u64_to_user_ptr(pl->attr.core_relos);
+	u32 i, off;
+
+	for (i = 0; i < pl->attr.core_relo_cnt; i++) {
+		if (get_user(off, (const u32 __user *)((const u8 __user *)urelo +
+						       (size_t)i * pl->attr.core_relo_rec_size)))
+			return -EFAULT;
+		off /= sizeof(struct bpf_insn);
+		if (off < pl->len && res->new_idx[off + 1] - res->new_idx[off] != 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* A kernel copy of the fd_array entries the program can name. */
+static int copy_fd_array(struct prog_load *pl, union bpf_attr *kattr, u32 **kfds)
+{
+	u32 i, n = 0;
+
+	*kfds = NULL;
+	if (!pl->attr.fd_array)
+		return 0;
+	for (i = 0; i < pl->len; i++) {
+		const struct bpf_insn *insn = &pl->insns[i];
+
+		if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0)
+			n = max_t(u32, n, min_t(u32, insn->imm, FD_ARRAY_MAX) + 1);
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL && insn->off > 0)
+			n = max_t(u32, n, insn->off + 1);
+	}
+	if (!n)
+		n = 1;
+	*kfds = kvcalloc(n, sizeof(u32), GFP_KERNEL);
+	if (!*kfds)
+		return -ENOMEM;
+	/* Entries past the user's array are read as the kernel would: EFAULT. */
+	if (copy_from_user(*kfds, u64_to_user_ptr(pl->attr.fd_array), n * sizeof(u32))) {
+		kvfree(*kfds);
+		*kfds = NULL;
+		return -EFAULT;
+	}
+	kattr->fd_array = (u64)(unsigned long)*kfds;
+	return 0;
+}
+
+/* The verifier reports a too-new record size through uattr: pass it on. */
+static void copy_rec_sizes_back(union bpf_attr __user *uattr, const union bpf_attr *kattr)
+{
+	put_user(kattr->func_info_rec_size, &uattr->func_info_rec_size);
+	put_user(kattr->line_info_rec_size, &uattr->line_info_rec_size);
+	put_user(kattr->core_relo_rec_size, &uattr->core_relo_rec_size);
+}
+
+/* After the load: refuse what could run unraised or without its arena. */
+static int check_loaded(int fd, const union bpf_attr *kattr, const struct arena_load_ctx *ctx)
+{
+	struct bpf_prog *prog = bpf_prog_get_type_dev(fd, kattr->prog_type, false);
+	bool ok;
+
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	ok = prog->jited && !ctx->err && ctx->used_maps_done;
+	bpf_prog_put(prog);
+	return ok ? 0 : -EOPNOTSUPP;
+}
+
+static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
+{
+	struct bpfa_lower_env env = {
+		.ctx = pl,
+		.zalloc = lower_zalloc,
+		.free = lower_free,
+		.classify_ldimm64 = lower_classify_ldimm64,
+		.classify_kfunc = lower_classify_kfunc,
+		.user_vm_start = pl->arena->user_vm_start,
+		.arena_size = pl->arena->user_vm_end - pl->arena->user_vm_start,
+		.no_user_conv = pl->arena->map.map_flags & BPF_ARENA_F_NO_USER_CONV,
+		.sleepable = pl->attr.prog_flags & BPF_F_SLEEPABLE,
+		.kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_PH),
+		.kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH),
+	};
+	void *kfinfo = NULL, *klinfo = NULL, *krelos = NULL;
+	struct bpfa_lower_result *res;
+	struct arena_load_ctx ctx;
+	union bpf_attr kattr;
+	char license[128];
+	u32 *kfds = NULL;
+	long ret;
+	int cfd;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	ret = arena_companion_get(pl->arena);
+	if (ret)
+		goto out_res;
+	cfd = arena_companion_new_fd(pl->arena);
+	if (cfd < 0) {
+		ret = cfd;
+		goto out_res;
+	}
+	env.companion_fd = cfd;
+	ret = bpfa_lower(&env, pl->insns, pl->len, res);
+	if (ret) {
+		prog_log(&pl->attr, res->msg);
+		goto out_fd;
+	}
+
+	kattr = pl->attr;
+	kattr.insns = (u64)(unsigned long)res->insns;
+	kattr.insn_cnt = res->len;
+	ret = strncpy_from_user(license, u64_to_user_ptr(pl->attr.license), sizeof(license) - 1);
+	if (ret < 0)
+		goto out_lowered;
+	license[ret] = '\0';
+	kattr.license = (u64)(unsigned long)license;
+	ret = remap_records(&kattr.func_info, kattr.func_info_cnt, kattr.func_info_rec_size, 1,
+			    res, pl->len, &kfinfo);
+	if (!ret)
+		ret = remap_records(&kattr.line_info, kattr.line_info_cnt,
+				    kattr.line_info_rec_size, 1, res, pl->len, &klinfo);
+	if (!ret && kattr.core_relo_cnt) {
+		ret = check_core_relos(pl, res);
+		if (ret == -EINVAL)
+			prog_log(&pl->attr,
+				 "bpf_arena: kernel CO-RE relocations on arena accesses are not supported\n");
+		if (!ret)
+			ret = remap_records(&kattr.core_relos, kattr.core_relo_cnt,
+					    kattr.core_relo_rec_size, sizeof(struct bpf_insn),
+					    res, pl->len, &krelos);
+	}
+	if (!ret)
+		ret = copy_fd_array(pl, &kattr, &kfds);
+	if (ret)
+		goto out_infos;
+
+	arena_load_ctx_enter(&ctx, pl->arena);
+	ret = kern_sys_bpf(BPF_PROG_LOAD, &kattr, sizeof(kattr));
+	arena_load_ctx_leave(&ctx);
+	if (ret == -E2BIG)
+		copy_rec_sizes_back(uattr, &kattr);
+	if (ctx.err)
+		prog_log(&pl->attr, ctx.msg);
+	if (ret >= 0) {
+		int err = check_loaded(ret, &kattr, &ctx);
+
+		if (err) {
+			close_fd(ret);
+			if (!ctx.err)
+				prog_log(&pl->attr, "JIT is required to use arena\n");
+			ret = err;
+		}
+	} else if (ctx.err) {
+		ret = ctx.err;
+	}
+
+out_infos:
+	kvfree(kfds);
+	kvfree(krelos);
+	kvfree(klinfo);
+	kvfree(kfinfo);
+out_lowered:
+	kvfree(res->insns);
+	kvfree(res->new_idx);
+out_fd:
+	close_fd(cfd);
+out_res:
+	kfree(res);
+	return ret;
+}
+
+long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
+{
+	union bpf_attr __user *uattr = (void __user *)regs->si;
+	unsigned int size = regs->dx;
+	struct prog_load *pl;
+	long ret;
+
+	/* Malformed attrs are the kernel's to reject. */
+	if (size > PAGE_SIZE || (size > sizeof(pl->attr) &&
+				 check_zeroed_user((void __user *)uattr + sizeof(pl->attr),
+						   size - sizeof(pl->attr)) <= 0))
+		return orig(regs);
+	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
+	if (!pl)
+		return -ENOMEM;
+	if (copy_from_user(&pl->attr, uattr, min_t(size_t, size, sizeof(pl->attr))))
+		goto pass;
+	pl->len = pl->attr.insn_cnt;
+	if (!pl->len || pl->len > BPF_COMPLEXITY_LIMIT_INSNS)
+		goto pass;
+	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);
+	if (!pl->insns ||
+	    copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns), pl->len * sizeof(*pl->insns)))
+		goto pass;
+	ret = find_arena(pl);
+	if (!ret && !pl->arena)
+		goto pass;
+	if (!ret)
+		ret = load_lowered(pl, uattr);
+	goto out;
+pass:
+	ret = orig(regs);
+out:
+	if (pl->arena)
+		bpf_map_put(&pl->arena->map);
+	kvfree(pl->insns);
+	kfree(pl);
+	return ret;
+}
