@@ -6,6 +6,11 @@ LIB_A := $(BUILD)/lib/libbpfarena.a
 LIB_SONAME := libbpfarena.so.0
 LIB_SO := $(BUILD)/lib/$(LIB_SONAME)
 LIB_PC := $(BUILD)/lib/libbpfarena.pc
+# bpf_object.c (bpf_arena_object_*, header bpf_arena_libbpf.h) uses libbpf:
+# the shared library needs it; static users link -lbpf themselves (the .pc
+# says Requires.private: libbpf).  Users of the static archive that do not
+# call bpf_arena_object_*() do not pull bpf_object.o in and need no -lbpf.
+LIB_LDLIBS := -lbpf -lpthread
 LIB_CFLAGS := -O2 -g $(WARN) -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-I$(TOP)/uapi -I$(TOP)/lib/include -I$(TOP)/lib/src
 
@@ -21,7 +26,7 @@ $(LIB_A): $(LIB_OBJS)
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIB_LDLIBS)
 	ln -sf $(LIB_SONAME) $(BUILD)/lib/libbpfarena.so
 
 $(LIB_PC): $(TOP)/lib/libbpfarena.pc.in $(TOP)/VERSION

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpf-arena-dkms: instruction encodings shared by the lowering (lower.c), the raise
+ * (raise.c), the module and the user-space unit tests.  Plain C: compiles in the
+ * kernel and in user space.  The placeholder ABI is jit/PLACEHOLDERS.md.
+ */
+#ifndef BPFA_INSN_H
+#define BPFA_INSN_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/bpf.h>
+#else
+#include <stddef.h>
+#include <string.h>
+#include <stdbool.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+#endif
+
+/* The hidden register the kernel uses for rewrites (x86-64: r10). */
+#define BPFA_REG_AX		11
+/* BPF_LDX mode of sign-extending loads (upstream 6.6+, unknown to 6.1). */
+#define BPFA_MODE_MEMSX		0x80
+
+/* addr_space_cast: BPF_ALU64 | BPF_MOV | BPF_X with off/imm below. */
+#define BPFA_CAST_OFF		1		/* BPF_ADDR_SPACE_CAST */
+#define BPFA_CAST_KERN_IMM	0x00000001	/* as1 -> as0 */
+#define BPFA_CAST_USER_IMM	0x00010000	/* as0 -> as1 */
+#define BPFA_CAST_V1_USER_OFF	2		/* v1 series cast_user: off 2, imm 1 */
+#define BPFA_CAST_V1_USER_IMM	1
+
+/* Carrier constants (PLACEHOLDERS.md). */
+#define BPFA_K1_MAGIC		0xBA000000u
+#define BPFA_K2_MAGIC		0xBB000000u
+#define BPFA_MAGIC_MASK		0xFF000000u
+
+enum bpfa_ph_kind {
+	BPFA_PH_LOAD = 1,
+	BPFA_PH_STX = 2,
+	BPFA_PH_ST = 3,
+	BPFA_PH_ATOMIC = 4,		/* add/or/and/xor, no fetch */
+	BPFA_PH_ATOMIC_FETCH = 5,	/* add|fetch; extra bit 0 set: xchg */
+	BPFA_PH_CMPXCHG = 6,
+	BPFA_PH_CAST_USER = 7,
+};
+
+/* Slots of each placeholder form, the kept first instruction included. */
+#define BPFA_PH_LEN_LOAD	5
+#define BPFA_PH_LEN_STX		5
+#define BPFA_PH_LEN_ST		5
+#define BPFA_PH_LEN_ATOMIC	5
+#define BPFA_PH_LEN_ATOMIC_FETCH 5
+#define BPFA_PH_LEN_CMPXCHG	7
+#define BPFA_PH_LEN_CAST_USER	6
+#define BPFA_PH_LEN_MAX		7
+
+/* K1 = 0xBA000000 | kind << 20 | sizecode << 18 | extra << 16 | (u16)off */
+static inline __u32 bpfa_k1(__u32 kind, __u32 bpf_size, __u32 extra, __s16 off)
+{
+	return BPFA_K1_MAGIC | (kind & 0xf) << 20 | (bpf_size >> 3 & 3) << 18 |
+	       (extra & 3) << 16 | (__u16)off;
+}
+
+static inline __u32 bpfa_k1_kind(__u32 k1)
+{
+	return k1 >> 20 & 0xf;
+}
+
+/* The BPF_SIZE() bits (BPF_W, BPF_H, BPF_B, BPF_DW) carried by K1. */
+static inline __u32 bpfa_k1_size(__u32 k1)
+{
+	return (k1 >> 18 & 3) << 3;
+}
+
+static inline __u32 bpfa_k1_extra(__u32 k1)
+{
+	return k1 >> 16 & 3;
+}
+
+static inline __s16 bpfa_k1_off(__u32 k1)
+{
+	return (__s16)(__u16)(k1 & 0xffff);
+}
+
+static inline struct bpf_insn bpfa_insn(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
+{
+	struct bpf_insn insn;
+
+	memset(&insn, 0, sizeof(insn));
+	insn.code = code;
+	insn.dst_reg = dst;
+	insn.src_reg = src;
+	insn.off = off;
+	insn.imm = imm;
+	return insn;
+}
+
+/* Writes the two slots of `ld_imm64 dst, imm64` (src_reg as given, second half dst2). */
+static inline void bpfa_ldimm64(struct bpf_insn *p, __u8 dst, __u8 src, __u64 imm64, __u8 dst2)
+{
+	p[0] = bpfa_insn(BPF_LD | BPF_IMM | BPF_DW, dst, src, 0, (__s32)(__u32)imm64);
+	p[1] = bpfa_insn(0, dst2, 0, 0, (__s32)(__u32)(imm64 >> 32));
+}
+
+static inline bool bpfa_is_ldimm64(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+/* A jump with a target: JMP/JMP32 class except CALL and EXIT. */
+static inline bool bpfa_is_jump(const struct bpf_insn *insn)
+{
+	__u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+
+	return (cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT;
+}
+
+/* The jump's displacement: imm for JMP32|JA ("gotol"), off otherwise. */
+static inline __s64 bpfa_jump_disp(const struct bpf_insn *insn)
+{
+	if (insn->code == (BPF_JMP32 | BPF_JA))
+		return insn->imm;
+	return insn->off;
+}
+
+#ifdef __KERNEL__
+#define BPFA_PRINTF(a, b) __printf(a, b)
+#else
+#define BPFA_PRINTF(a, b)	/* the kernel build checks the formats */
+#endif
+
+#endif /* BPFA_INSN_H */

@@ -1,0 +1,20 @@
+# jit/jit.mk: included by the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
+# The lowering and the raise are plain C, so their unit test links them directly.
+JIT_SRCS := $(TOP)/jit/lower.c $(TOP)/jit/raise.c
+JIT_DEPS := $(JIT_SRCS) $(wildcard $(TOP)/jit/*.h)
+LOWER_UNIT_SAN := $(BUILD)/host/lower_unit_test_san
+
+# More specific than the generic $(BUILD)/tests/% rule: this one links jit/*.c.
+$(BUILD)/tests/lower_unit_test: $(TOP)/tests/lower_unit_test.c $(JIT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -o $@ $< $(JIT_SRCS)
+
+# Host-only variant with ASan/UBSan (the VM gets the plain binary above).
+$(LOWER_UNIT_SAN): $(TOP)/tests/lower_unit_test.c $(JIT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -I$(TOP)/jit -o $@ $< $(JIT_SRCS)
+
+.PHONY: lower-unit-san
+lower-unit-san: $(LOWER_UNIT_SAN)
+	$(LOWER_UNIT_SAN)

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf-arena-dkms: the raise (see raise.h and PLACEHOLDERS.md).
+ *
+ * A form is matched only when every field of every slot is exactly what the
+ * lowering emits; the companion ld_imm64 must name env->companion_value.  The
+ * raised code names AX in its first rewritten slot, which no form allows, so a
+ * second raise finds nothing.
+ */
+#include "raise.h"
+
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#else
+#include <stdio.h>
+#include <errno.h>
+#endif
+
+#define R_MAX 9	/* highest register a form may name */
+
+struct form {
+	__u32 len;		/* slots, the kept first one included */
+	__u32 kind;
+	__u8 size;		/* BPF_SIZE() bits */
+	__u8 s, d, v;		/* base (kept wS = wS), load destination, value */
+	__s16 off;
+	__s32 imm;		/* ST: the immediate; atomics: the BPF_ATOMIC op */
+};
+
+static bool is_insn(const struct bpf_insn *p, __u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
+{
+	return p->code == code && p->dst_reg == dst && p->src_reg == src && p->off == off &&
+	       p->imm == imm;
+}
+
+/* `ld_imm64 reg, companion` in p[0..1] (src_reg 0, or MAP_VALUE before conversion). */
+static bool is_companion(const struct bpfa_raise_env *env, const struct bpf_insn *p, __u8 reg)
+{
+	__u64 v = (__u64)(__u32)p[1].imm << 32 | (__u32)p[0].imm;
+
+	return p[0].code == (BPF_LD | BPF_IMM | BPF_DW) && p[0].dst_reg == reg &&
+	       (p[0].src_reg == 0 || p[0].src_reg == BPF_PSEUDO_MAP_VALUE) && p[0].off == 0 &&
+	       p[1].code == 0 && p[1].dst_reg == 0 && p[1].src_reg == 0 && p[1].off == 0 &&
+	       v == env->companion_value;
+}
+
+static bool is_alu_k(const struct bpf_insn *p, __u8 code, __u8 dst, __u32 imm)
+{
+	return is_insn(p, code, dst, 0, 0, (__s32)imm);
+}
+
+static bool is_mov_self64(const struct bpf_insn *p, __u8 reg)
+{
+	return reg <= R_MAX && is_insn(p, BPF_ALU64 | BPF_MOV | BPF_X, reg, reg, 0, 0);
+}
+
+static bool is_ldx_self(const struct bpf_insn *p, __u8 size, __u8 reg)
+{
+	return is_insn(p, BPF_LDX | BPF_MEM | size, reg, reg, 0, 0);
+}
+
+static bool is_atomic_size(__u8 size)
+{
+	return size == BPF_W || size == BPF_DW;
+}
+
+static bool is_atomic_nofetch_op(__s32 op)
+{
+	return op == BPF_ADD || op == BPF_OR || op == BPF_AND || op == BPF_XOR;
+}
+
+/* The three xor carriers of STX/ST/ATOMIC on wS: K1, K2, K1 ^ K2. */
+static bool match_xor3(const struct bpf_insn *p, __u8 s, __u32 *k1, __u32 *k2)
+{
+	const __u8 x32 = BPF_ALU | BPF_XOR | BPF_K;
+
+	if (p[1].code != x32 || p[1].dst_reg != s || p[1].src_reg || p[1].off)
+		return false;
+	if (p[2].code != x32 || p[2].dst_reg != s || p[2].src_reg || p[2].off)
+		return false;
+	*k1 = (__u32)p[1].imm;
+	*k2 = (__u32)p[2].imm;
+	return (*k1 & BPFA_MAGIC_MASK) == BPFA_K1_MAGIC && is_alu_k(&p[3], x32, s, *k1 ^ *k2);
+}
+
+/*
+ * Does a complete form start at insns[i]?  Fills *f.  Reads only insns[i..i+len).
+ */
+static bool match_form(const struct bpfa_raise_env *env, const struct bpf_insn *insns, __u32 len,
+		       __u32 i, struct form *f)
+{
+	const struct bpf_insn *p = &insns[i];
+	__u32 avail = len - i, k1, k2, kind;
+	__u8 s, x, size;
+
+	if (p->code != (BPF_ALU | BPF_MOV | BPF_X) || p->off || p->imm ||
+	    p->dst_reg > R_MAX || p->src_reg > R_MAX || avail < 5)
+		return false;
+	memset(f, 0, sizeof(*f));
+	s = p->src_reg;
+	x = p->dst_reg;
+	f->s = s;
+
+	switch (p[1].code) {
+	case BPF_ALU64 | BPF_MOV | BPF_K:	/* LOAD or CAST_USER */
+		k1 = (__u32)p[1].imm;
+		if (p[1].src_reg || p[1].off || (k1 & BPFA_MAGIC_MASK) != BPFA_K1_MAGIC ||
+		    p[1].dst_reg > R_MAX)
+			return false;
+		kind = bpfa_k1_kind(k1);
+		f->d = p[1].dst_reg;
+		if (kind == BPFA_PH_LOAD) {
+			size = bpfa_k1_size(k1);
+			if (x != s || bpfa_k1_extra(k1) || !is_companion(env, &p[2], f->d) ||
+			    !is_ldx_self(&p[4], size, f->d))
+				return false;
+			f->len = BPFA_PH_LEN_LOAD;
+			f->size = size;
+			f->off = bpfa_k1_off(k1);
+			break;
+		}
+		if (kind != BPFA_PH_CAST_USER || avail < BPFA_PH_LEN_CAST_USER || f->d != x ||
+		    k1 != bpfa_k1(BPFA_PH_CAST_USER, BPF_DW, 0, 0) ||
+		    !is_alu_k(&p[2], BPF_ALU64 | BPF_MOV | BPF_K, x, BPFA_K2_MAGIC) ||
+		    !is_companion(env, &p[3], x) || !is_ldx_self(&p[5], BPF_DW, x))
+			return false;
+		f->len = BPFA_PH_LEN_CAST_USER;
+		break;
+	case BPF_ALU | BPF_XOR | BPF_K:		/* STX, ST, ATOMIC */
+		if (x != s || !match_xor3(p, s, &k1, &k2) || bpfa_k1_extra(k1))
+			return false;
+		kind = bpfa_k1_kind(k1);
+		size = bpfa_k1_size(k1);
+		f->kind = kind;
+		f->off = bpfa_k1_off(k1);
+		f->size = size;
+		f->len = 5;
+		f->v = p[4].dst_reg;
+		if (kind == BPFA_PH_STX)
+			return k2 == BPFA_K2_MAGIC && is_mov_self64(&p[4], f->v);
+		if (kind == BPFA_PH_ST) {
+			f->imm = (__s32)k2;
+			return is_mov_self64(&p[4], s);
+		}
+		if (kind != BPFA_PH_ATOMIC || !is_atomic_size(size) ||
+		    (k2 & ~0xffu) != BPFA_K2_MAGIC || !is_atomic_nofetch_op(k2 & 0xff))
+			return false;
+		f->imm = k2 & 0xff;
+		return is_mov_self64(&p[4], f->v);
+	case BPF_ALU64 | BPF_XOR | BPF_K:	/* ATOMIC_FETCH, CMPXCHG */
+		k1 = (__u32)p[1].imm;
+		f->v = p[1].dst_reg;
+		if (x != s || p[1].src_reg || p[1].off || (k1 & BPFA_MAGIC_MASK) != BPFA_K1_MAGIC ||
+		    f->v > R_MAX)
+			return false;
+		kind = bpfa_k1_kind(k1);
+		size = bpfa_k1_size(k1);
+		if (!is_atomic_size(size))
+			return false;
+		f->size = size;
+		f->off = bpfa_k1_off(k1);
+		if (kind == BPFA_PH_ATOMIC_FETCH) {
+			if (bpfa_k1_extra(k1) > 1 || !is_companion(env, &p[2], f->v) ||
+			    !is_ldx_self(&p[4], BPF_DW, f->v))
+				return false;
+			f->imm = bpfa_k1_extra(k1) ? BPF_XCHG : (BPF_ADD | BPF_FETCH);
+			f->len = BPFA_PH_LEN_ATOMIC_FETCH;
+			break;
+		}
+		if (kind != BPFA_PH_CMPXCHG || avail < BPFA_PH_LEN_CMPXCHG || bpfa_k1_extra(k1) ||
+		    !is_alu_k(&p[2], BPF_ALU64 | BPF_XOR | BPF_K, f->v, k1) ||
+		    !is_alu_k(&p[3], BPF_ALU64 | BPF_XOR | BPF_K, BPF_REG_0, BPFA_K2_MAGIC) ||
+		    !is_companion(env, &p[4], BPF_REG_0) || !is_ldx_self(&p[6], size, BPF_REG_0))
+			return false;
+		f->imm = BPF_CMPXCHG;
+		f->len = BPFA_PH_LEN_CMPXCHG;
+		break;
+	default:
+		return false;
+	}
+	f->kind = kind;
+	return true;
+}
+
+static void rewrite(const struct bpfa_raise_env *env, struct bpf_insn *p, const struct form *f)
+{
+	const __u8 ax = BPFA_REG_AX;
+	struct bpf_insn *q = &p[1];
+
+	if (f->kind == BPFA_PH_CAST_USER) {
+		__u8 x = p[0].dst_reg;
+
+		/* AX = 0; if rX == AX goto +3; AX = user_vm_start & ~0xffffffff; rX |= AX */
+		p[1] = bpfa_insn(BPF_ALU64 | BPF_MOV | BPF_K, ax, 0, 0, 0);
+		p[2] = bpfa_insn(BPF_JMP | BPF_JEQ | BPF_X, x, ax, 3, 0);
+		bpfa_ldimm64(&p[3], ax, 0, env->user_vm_start & ~0xffffffffull, ax);
+		p[5] = bpfa_insn(BPF_ALU64 | BPF_OR | BPF_X, x, ax, 0, 0);
+		return;
+	}
+	if (f->kind == BPFA_PH_CMPXCHG) {
+		if (f->size == BPF_W)
+			*q++ = bpfa_insn(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_0, 0, 0);
+		else
+			*q++ = bpfa_insn(BPF_ALU64 | BPF_MOV | BPF_X, ax, ax, 0, 0);
+	}
+	/* AX = kern_vm_start; AX += rS */
+	bpfa_ldimm64(q, ax, 0, env->kern_vm_start, ax);
+	q[2] = bpfa_insn(BPF_ALU64 | BPF_ADD | BPF_X, ax, f->s, 0, 0);
+	q += 3;
+	switch (f->kind) {
+	case BPFA_PH_LOAD:
+		*q = bpfa_insn(BPF_LDX | BPF_MEM | f->size, f->d, ax, f->off, 0);
+		break;
+	case BPFA_PH_STX:
+		*q = bpfa_insn(BPF_STX | BPF_MEM | f->size, ax, f->v, f->off, 0);
+		break;
+	case BPFA_PH_ST:
+		*q = bpfa_insn(BPF_ST | BPF_MEM | f->size, ax, 0, f->off, f->imm);
+		break;
+	default:	/* ATOMIC, ATOMIC_FETCH, CMPXCHG */
+		*q = bpfa_insn(BPF_STX | BPF_ATOMIC | f->size, ax, f->v, f->off, f->imm);
+		if (f->kind == BPFA_PH_CMPXCHG)
+			q[1] = bpfa_insn(BPF_ALU64 | BPF_MOV | BPF_X, ax, ax, 0, 0);
+		break;
+	}
+}
+
+/* Is t strictly inside a form (after its first slot)?  Sets *start. */
+static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn *insns, __u32 len,
+			__u32 t, __u32 *start)
+{
+	struct form f;
+	__u32 back;
+
+	for (back = 1; back < BPFA_PH_LEN_MAX && back <= t; back++) {
+		if (match_form(env, insns, len, t - back, &f) && back < f.len) {
+			*start = t - back;
+			return true;
+		}
+	}
+	return false;
+}
+
+int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 len,
+	       struct bpfa_raise_result *res)
+{
+	struct form f;
+	__u32 i, start;
+	__s64 t;
+
+	res->raised = 0;
+	res->err_insn = 0;
+	res->msg[0] = '\0';
+	/* Pass 1: no jump may land inside a form. */
+	for (i = 0; i < len; i++) {
+		if (!bpfa_is_jump(&insns[i]))
+			continue;
+		t = (__s64)i + 1 + bpfa_jump_disp(&insns[i]);
+		if (t < 0 || t >= len || !inside_form(env, insns, len, (__u32)t, &start))
+			continue;
+		res->err_insn = i;
+		snprintf(res->msg, sizeof(res->msg),
+			 "bpf_arena: insn %u: jump into the arena placeholder at insn %u (to insn %u)\n",
+			 i, start, (__u32)t);
+		return -EINVAL;
+	}
+	/* Pass 2: rewrite. */
+	for (i = 0; i < len; i++) {
+		if (!match_form(env, insns, len, i, &f))
+			continue;
+		rewrite(env, &insns[i], &f);
+		res->raised++;
+		i += f.len - 1;
+	}
+	return 0;
+}

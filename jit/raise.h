@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpf-arena-dkms: the RAISE pass, run on verified code at bpf_int_jit_compile()
+ * entry.  Rewrites, in place and with the same instruction count, every complete
+ * placeholder form of jit/PLACEHOLDERS.md into direct arena code through AX.
+ * Anything that is not exactly a form is left alone; already raised code never
+ * matches again (idempotent).  Safe for any input; no allocation, O(1) stack.
+ */
+#ifndef BPFA_RAISE_H
+#define BPFA_RAISE_H
+
+#include "bpfa_insn.h"
+
+#define BPFA_RAISE_MSG_LEN 192
+
+struct bpfa_raise_env {
+	__u64 companion_value;	/* imm64 of the companion ld_imm64 after verification */
+	__u64 kern_vm_start;	/* kernel address of arena offset 0 */
+	__u64 user_vm_start;	/* user address of arena offset 0 */
+};
+
+struct bpfa_raise_result {
+	__u32 raised;		/* forms rewritten */
+	__u32 err_insn;		/* on error: the jump's index */
+	char msg[BPFA_RAISE_MSG_LEN];
+};
+
+/*
+ * 0: res->raised forms rewritten.  -EINVAL: a jump lands inside a form (after its
+ * first instruction); nothing was rewritten, res->msg says where.
+ */
+int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 len,
+	       struct bpfa_raise_result *res);
+
+#endif /* BPFA_RAISE_H */

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arena programs written as raw instructions (no compiler, no libbpf), so each
+ * test says exactly which instruction forms it exercises.  The same
+ * assertions run on 6.1 with the module (lowered, verified, raised) and on
+ * 6.12 (in-tree arena): every expectation is upstream's behaviour.
+ *
+ * Programs are sleepable SYSCALL programs run with BPF_PROG_TEST_RUN; the
+ * context is a u64 array: ctx[0..] inputs, results written back into it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "bpf_insn.h"
+#include "kmod_util.h"
+
+#define ARENA_PAGES	16
+#define PG		4096
+#define LOG_SIZE	(1 << 20)
+
+static char vlog[LOG_SIZE];
+
+struct arena {
+	int fd;
+	char *base;
+	size_t size;
+};
+
+static int arena_create(struct arena *a, unsigned int pages, unsigned int flags)
+{
+	union bpf_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = 33;
+	attr.max_entries = pages;
+	attr.map_flags = BPF_F_MMAPABLE | flags;
+	fd = bpf_sys(BPF_MAP_CREATE, &attr);
+	if (fd < 0)
+		return -errno;
+	a->fd = fd;
+	a->size = (size_t)pages * PG;
+	a->base = NULL;
+	return 0;
+}
+
+static int arena_map(struct arena *a)
+{
+	void *p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	a->base = p;
+	return 0;
+}
+
+static void arena_close(struct arena *a)
+{
+	if (a->base)
+		munmap(a->base, a->size);
+	close(a->fd);
+}
+
+static bool write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+#define HARDEN "/proc/sys/net/core/bpf_jit_harden"
+#define JIT_ENABLE "/proc/sys/net/core/bpf_jit_enable"
+
+FIXTURE(prog) {
+	struct arena a;
+};
+
+FIXTURE_SETUP(prog)
+{
+	ASSERT_EQ(0, arena_create(&self->a, ARENA_PAGES, 0));
+	ASSERT_EQ(0, arena_map(&self->a));
+	/* Pages 0-3 populated from user space; the rest stay unpopulated. */
+	memset(self->a.base, 0, 4 * PG);
+}
+
+FIXTURE_TEARDOWN(prog)
+{
+	arena_close(&self->a);
+	write_sysctl(HARDEN, "0");
+}
+
+/* Loads, runs on ctx, closes; returns r0 (or fails the test). */
+#define RUN(insns, ctx)							\
+	({								\
+		int __fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE); \
+		long __r;						\
+		if (__fd < 0)						\
+			TH_LOG("load: %s\n%s", strerror(-__fd), vlog);	\
+		ASSERT_LE(0, __fd);					\
+		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));	\
+		close(__fd);						\
+		__r;							\
+	})
+
+/*
+ * ctx[0] = user address, ctx[1] = value:
+ * *(u64 *)p = v; ctx[2] = *(u32 *)p; ctx[3] = *(u16 *)(p + 2); ctx[4] = *(u8 *)(p + 7)
+ */
+#define ROUND_TRIP_PROG(afd)						\
+	{								\
+		I_MOV64_REG(6, 1),					\
+		I_LD_MAP_FD(1, afd),					\
+		I_LDX(BPF_DW, 2, 6, 0),					\
+		I_CAST_KERN(2, 2),					\
+		I_LDX(BPF_DW, 3, 6, 8),					\
+		I_STX(BPF_DW, 2, 3, 0),					\
+		I_LDX(BPF_W, 4, 2, 0),					\
+		I_STX(BPF_DW, 6, 4, 16),				\
+		I_LDX(BPF_H, 4, 2, 2),					\
+		I_STX(BPF_DW, 6, 4, 24),				\
+		I_LDX(BPF_B, 4, 2, 7),					\
+		I_STX(BPF_DW, 6, 4, 32),				\
+		I_MOV64_IMM(0, 7),					\
+		I_EXIT(),						\
+	}
+
+TEST_F(prog, load_store_all_sizes)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	uint64_t ctx[5] = { ptr_u64(self->a.base + PG + 64), 0x1122334455667788ULL };
+
+	ASSERT_EQ(7, RUN(insns, ctx));
+	EXPECT_EQ(0x1122334455667788ULL, *(uint64_t *)(self->a.base + PG + 64));
+	EXPECT_EQ(0x55667788ULL, ctx[2]);
+	EXPECT_EQ(0x5566ULL, ctx[3]);
+	EXPECT_EQ(0x11ULL, ctx[4]);
+}
+
+TEST_F(prog, same_program_under_every_jit_harden_setting)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	const char *levels[] = { "0", "1", "2" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		uint64_t ctx[5] = { ptr_u64(self->a.base + 2 * PG + 8 * i), 0xa5a5000000000000ULL | i };
+
+		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		ASSERT_EQ(7, RUN(insns, ctx));
+		EXPECT_EQ(0xa5a5000000000000ULL | i, *(uint64_t *)(self->a.base + 2 * PG + 8 * i));
+		EXPECT_EQ((uint32_t)i, ctx[2]);
+	}
+}
+
+TEST_F(prog, unpopulated_page_reads_zero_and_drops_stores)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	uint64_t ctx[5] = { ptr_u64(self->a.base + 9 * PG + 16), 0xdeadbeefcafef00dULL,
+			    1, 1, 1 };
+
+	ASSERT_EQ(7, RUN(insns, ctx));
+	EXPECT_EQ(0, ctx[2]);
+	EXPECT_EQ(0, ctx[3]);
+	EXPECT_EQ(0, ctx[4]);
+	/* The store was dropped: the page user space now faults in is zero. */
+	EXPECT_EQ(0, *(uint64_t *)(self->a.base + 9 * PG + 16));
+}
+
+TEST_F(prog, negative_offsets_and_store_immediates)
+{
+	uint64_t ctx[3] = { ptr_u64(self->a.base + PG + 256) };
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(6, 1),
+		I_LD_MAP_FD(1, self->a.fd),
+		I_LDX(BPF_DW, 2, 6, 0),
+		I_CAST_KERN(2, 2),
+		I_ST(BPF_W, 2, -8, 0x01020304),
+		I_ST(BPF_H, 2, -4, 0x0506),
+		I_ST(BPF_B, 2, -2, 0x07),
+		I_ST(BPF_DW, 2, -16, -2),
+		I_LDX(BPF_DW, 3, 2, -8),
+		I_STX(BPF_DW, 6, 3, 8),
+		I_LDX(BPF_DW, 3, 2, -16),
+		I_STX(BPF_DW, 6, 3, 16),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+
+	ASSERT_EQ(0, RUN(insns, ctx));
+	EXPECT_EQ(0x0007050601020304ULL, ctx[1]);
+	EXPECT_EQ((uint64_t)-2, ctx[2]);
+	EXPECT_EQ(0x01020304U, *(uint32_t *)(self->a.base + PG + 248));
+}
+
+TEST_F(prog, atomics_on_arena_memory)
+{
+	uint64_t *cell = (uint64_t *)(self->a.base + 3 * PG);
+	uint64_t ctx[4] = { ptr_u64(cell) };
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(6, 1),
+		I_LD_MAP_FD(1, self->a.fd),
+		I_LDX(BPF_DW, 2, 6, 0),
+		I_CAST_KERN(2, 2),
+		I_MOV64_IMM(3, 5),
+		I_ATOMIC(BPF_DW, BPF_ADD, 2, 3, 0),			/* cell[0] += 5 */
+		I_MOV64_IMM(3, 7),
+		I_ATOMIC(BPF_DW, BPF_ADD | BPF_FETCH, 2, 3, 0),		/* r3 = old, += 7 */
+		I_STX(BPF_DW, 6, 3, 8),
+		I_MOV64_IMM(4, 100),
+		I_ATOMIC(BPF_W, BPF_XCHG, 2, 4, 8),			/* cell[1] lo32 */
+		I_MOV64_IMM(0, 100),
+		I_MOV64_IMM(5, 42),
+		I_ATOMIC(BPF_DW, BPF_CMPXCHG, 2, 5, 8),			/* 64-bit: differs */
+		I_STX(BPF_DW, 6, 0, 16),
+		I_MOV64_IMM(0, 0),
+		I_ATOMIC(BPF_DW, BPF_OR, 2, 3, 16),			/* cell[2] |= r3 */
+		I_EXIT(),
+	};
+
+	cell[0] = 10;
+	cell[1] = 1ULL << 40 | 3;
+	cell[2] = 0x100;
+	ASSERT_EQ(0, RUN(insns, ctx));
+	EXPECT_EQ(22, cell[0]);
+	EXPECT_EQ(15, ctx[1]);		/* fetch-add returned 10 + 5 */
+	EXPECT_EQ(1ULL << 40 | 100, cell[1]);
+	EXPECT_EQ(1ULL << 40 | 100, ctx[2]);	/* cmpxchg failed: r0 = old */
+	EXPECT_EQ(0x10f, cell[2]);	/* |= the fetched 15 */
+}
+
+TEST_F(prog, cast_user_gives_user_addresses_and_keeps_null)
+{
+	uint64_t ctx[3] = { ptr_u64(self->a.base + PG + 40) };
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(6, 1),
+		I_LD_MAP_FD(1, self->a.fd),
+		I_LDX(BPF_DW, 2, 6, 0),
+		I_CAST_KERN(2, 2),
+		I_CAST_USER(3, 2),
+		I_STX(BPF_DW, 6, 3, 8),
+		I_MOV64_IMM(4, 0),
+		I_CAST_USER(4, 4),
+		I_STX(BPF_DW, 6, 4, 16),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+
+	ctx[2] = 77;
+	ASSERT_EQ(0, RUN(insns, ctx));
+	EXPECT_EQ(ptr_u64(self->a.base + PG + 40), ctx[1]);
+	EXPECT_EQ(0, ctx[2]);
+}
+
+/* A bounded loop whose back-edge jumps over lowered instructions. */
+TEST_F(prog, loops_and_subprograms_see_arena_pointers)
+{
+	uint64_t *v = (uint64_t *)(self->a.base + 2 * PG);
+	uint64_t ctx[2] = { ptr_u64(v) };
+	struct bpf_insn insns[] = {
+		/* 0 */ I_MOV64_REG(6, 1),
+		/* 1 */ I_LD_MAP_FD(1, self->a.fd),
+		/* 3 */ I_LDX(BPF_DW, 1, 6, 0),
+		/* 4 */ I_CAST_KERN(1, 1),
+		/* 5 */ I_CALL_REL(3),			/* r0 = sum(r1) */
+		/* 6 */ I_STX(BPF_DW, 6, 0, 8),
+		/* 7 */ I_MOV64_IMM(0, 0),
+		/* 8 */ I_EXIT(),
+		/* 9: sum */ I_MOV64_IMM(0, 0),
+		/* 10 */ I_MOV64_IMM(2, 0),
+		/* 11 */ I_LDX(BPF_DW, 3, 1, 0),
+		/* 12 */ I_ALU64_REG(BPF_ADD, 0, 3),
+		/* 13 */ I_ALU64_IMM(BPF_ADD, 1, 8),
+		/* 14 */ I_ALU64_IMM(BPF_ADD, 2, 1),
+		/* 15 */ I_JMP_IMM(BPF_JLT, 2, 16, -5),
+		/* 16 */ I_EXIT(),
+	};
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		v[i] = i * i;
+	ASSERT_EQ(0, RUN(insns, ctx));
+	EXPECT_EQ(1240, ctx[1]);
+}
+
+TEST_F(prog, refused_when_jit_is_off)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	char old[8] = "1";
+	int fd;
+
+	read_line(JIT_ENABLE, old, sizeof(old));
+	if (!write_sysctl(JIT_ENABLE, "0"))
+		SKIP(return, "cannot turn the JIT off (CONFIG_BPF_JIT_ALWAYS_ON)");
+	fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+	write_sysctl(JIT_ENABLE, old);
+	EXPECT_EQ(-EOPNOTSUPP, fd);
+	EXPECT_NE(NULL, strstr(vlog, "JIT is required to use arena"));
+}
+
+TEST_F(prog, two_arenas_in_one_program_are_refused)
+{
+	struct arena b;
+	int fd;
+
+	ASSERT_EQ(0, arena_create(&b, 4, 0));
+	ASSERT_EQ(0, arena_map(&b));
+	{
+		struct bpf_insn insns[] = {
+			I_LD_MAP_FD(1, self->a.fd),
+			I_LD_MAP_FD(2, b.fd),
+			I_MOV64_IMM(0, 0),
+			I_EXIT(),
+		};
+
+		fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+	}
+	arena_close(&b);
+	EXPECT_EQ(-EBUSY, fd);
+	EXPECT_NE(NULL, strstr(vlog, "Only one arena per program"));
+}
+
+TEST(unmapped_arena_is_refused)
+{
+	struct arena a;
+	int fd;
+
+	ASSERT_EQ(0, arena_create(&a, 4, 0));
+	{
+		struct bpf_insn insns[] = {
+			I_LD_MAP_FD(1, a.fd),
+			I_MOV64_IMM(0, 0),
+			I_EXIT(),
+		};
+
+		fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+	}
+	arena_close(&a);
+	EXPECT_EQ(-EINVAL, fd);
+	EXPECT_NE(NULL, strstr(vlog, "arena's user address must be set via map_extra or mmap()"));
+}
+
+TEST_F(prog, loaders_without_cap_perfmon_are_refused)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct data[2];
+		int fd;
+
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(2);
+		/* Keep CAP_BPF; drop CAP_PERFMON and CAP_SYS_ADMIN (which implies it). */
+		data[CAP_PERFMON / 32].effective &= ~(1U << (CAP_PERFMON % 32));
+		data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(2);
+		fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+		_exit(fd == -EPERM &&
+		      strstr(vlog, "CAP_BPF and CAP_PERFMON are required to use arena") ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(prog, program_holds_its_arena)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	struct bpf_prog_info info;
+	struct bpf_map_info minfo;
+	union bpf_attr attr;
+	uint32_t map_ids[4];
+	int fd;
+
+	fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+	ASSERT_LE(0, fd) TH_LOG("%s", vlog);
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = ARRAY_SIZE(map_ids);
+	info.map_ids = ptr_u64(map_ids);
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = ptr_u64(&info);
+	ASSERT_EQ(0, bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr));
+	memset(&minfo, 0, sizeof(minfo));
+	attr.info.bpf_fd = self->a.fd;
+	attr.info.info_len = sizeof(minfo);
+	attr.info.info = ptr_u64(&minfo);
+	ASSERT_EQ(0, bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr));
+	ASSERT_EQ(1, info.nr_map_ids);
+	EXPECT_EQ(minfo.id, map_ids[0]);
+	EXPECT_TRUE(info.jited_prog_len > 0);
+	close(fd);
+}
+
+/* The dumps the kernel gives of a program with no arena in it. */
+static int dump_prog(const struct bpf_insn *insns, unsigned int cnt, void *xl, uint32_t *xl_len,
+		     void *jit, uint32_t *jit_len)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd = load_prog_flags(BPF_PROG_TYPE_SOCKET_FILTER, insns, cnt, 0, NULL, 0);
+
+	if (fd < 0)
+		return fd;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = *xl_len;
+	info.xlated_prog_insns = ptr_u64(xl);
+	info.jited_prog_len = *jit_len;
+	info.jited_prog_insns = ptr_u64(jit);
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = ptr_u64(&info);
+	if (bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	*xl_len = info.xlated_prog_len;
+	*jit_len = info.jited_prog_len;
+	return 0;
+}
+
+TEST(non_arena_programs_are_byte_identical_without_the_module)
+{
+	/* No calls: JITed bytes are then position independent. */
+	struct bpf_insn insns[] = {
+		I_MOV64_IMM(0, 1),
+		I_LDX(BPF_W, 2, 1, 0),
+		I_JMP_IMM(BPF_JEQ, 2, 0, 1),
+		I_ALU64_IMM(BPF_ADD, 0, 41),
+		I_LD_IMM64(3, 0x123456789abcdefULL),
+		I_ALU64_REG(BPF_XOR, 0, 3),
+		I_EXIT(),
+	};
+	static uint8_t xl[2][4096], jit[2][4096];
+	uint32_t xl_len[2] = { 4096, 4096 }, jit_len[2] = { 4096, 4096 };
+
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: no module to compare with");
+	ASSERT_TRUE(kmod_is_loaded());
+	ASSERT_EQ(0, dump_prog(insns, ARRAY_SIZE(insns), xl[0], &xl_len[0], jit[0], &jit_len[0]));
+	if (kmod_unload())
+		SKIP(return, "the module is in use (an arena is alive elsewhere)");
+	ASSERT_EQ(0, dump_prog(insns, ARRAY_SIZE(insns), xl[1], &xl_len[1], jit[1], &jit_len[1]));
+	ASSERT_EQ(0, kmod_load());
+	ASSERT_EQ(xl_len[0], xl_len[1]);
+	ASSERT_EQ(jit_len[0], jit_len[1]);
+	EXPECT_EQ(0, memcmp(xl[0], xl[1], xl_len[0]));
+	EXPECT_EQ(0, memcmp(jit[0], jit[1], jit_len[0]));
+}
+
+TEST_HARNESS_MAIN
