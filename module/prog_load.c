@@ -54,6 +54,12 @@ static bool is_map_ldimm64(const struct bpf_insn *insn)
 		insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
 }
 
+/* addr_space_cast (any address spaces; v1's off 2 too), which 6.1 lacks. */
+static bool is_cast(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_ALU64 | BPF_MOV | BPF_X) && (insn->off == 1 || insn->off == 2);
+}
+
 static bool is_idx_ldimm64(const struct bpf_insn *insn)
 {
 	return insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE;
@@ -110,10 +116,12 @@ static void prog_log(const union bpf_attr *attr, const char *msg)
 static int find_arena(struct prog_load *pl)
 {
 	struct bpf_arena *arena;
+	bool casts = false;
 	u32 i;
 
-	for (i = 0; i + 1 < pl->len; i++) {
-		if (!is_ldimm64(&pl->insns[i]))
+	for (i = 0; i < pl->len; i++) {
+		casts |= is_cast(&pl->insns[i]);
+		if (!is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
 			continue;
 		if (!is_map_ldimm64(&pl->insns[i])) {
 			i++;
@@ -144,6 +152,12 @@ static int find_arena(struct prog_load *pl)
 			prog_log(&pl->attr, "Only one arena per program\n");
 			return -EBUSY;
 		}
+	}
+	if (!pl->arena && casts) {
+		/* 6.1 would say "BPF_MOV uses reserved fields": give upstream's reason. */
+		prog_log(&pl->attr,
+			 "addr_space_cast insn can only be used in a program that has an associated arena\n");
+		return -EINVAL;
 	}
 	if (pl->arena && (pl->attr.prog_flags & BPF_F_TEST_RND_HI32)) {
 		prog_log(&pl->attr,

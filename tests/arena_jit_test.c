@@ -332,6 +332,34 @@ TEST_F(prog, two_arenas_in_one_program_are_refused)
 	EXPECT_NE(NULL, strstr(vlog, "Only one arena per program"));
 }
 
+TEST(cast_without_an_arena_is_refused)
+{
+	struct bpf_insn insns[] = {
+		I_MOV64_IMM(1, 0),
+		I_CAST_KERN(1, 1),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+	int fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
+
+	EXPECT_EQ(-EINVAL, fd);
+	EXPECT_NE(NULL, strstr(vlog, "addr_space_cast insn can only be used in a program that has an associated arena"))
+		TH_LOG("%s", vlog);
+}
+
+TEST_F(prog, rnd_hi32_test_flag_is_refused_by_the_module)
+{
+	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
+	int fd;
+
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: BPF_F_TEST_RND_HI32 works there");
+	fd = load_prog_flags(BPF_PROG_TYPE_SYSCALL, insns, ARRAY_SIZE(insns),
+			     BPF_F_SLEEPABLE | BPF_F_TEST_RND_HI32, vlog, LOG_SIZE);
+	EXPECT_EQ(-EINVAL, fd);
+	EXPECT_NE(NULL, strstr(vlog, "BPF_F_TEST_RND_HI32 is not supported"));
+}
+
 TEST(unmapped_arena_is_refused)
 {
 	struct arena a;
