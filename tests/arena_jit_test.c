@@ -241,6 +241,40 @@ TEST_F(prog, atomics_on_arena_memory)
 	EXPECT_EQ(0x10f, cell[2]);	/* |= the fetched 15 */
 }
 
+/* Upstream (x86): a faulting atomic is skipped and leaves every register as it was. */
+TEST_F(prog, atomics_on_unpopulated_pages_are_skipped)
+{
+	uint64_t ctx[4] = { ptr_u64(self->a.base + 11 * PG) };
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(6, 1),
+		I_LD_MAP_FD(1, self->a.fd),
+		I_LDX(BPF_DW, 2, 6, 0),
+		I_CAST_KERN(2, 2),
+		I_MOV64_IMM(3, 5),
+		I_ATOMIC(BPF_DW, BPF_ADD, 2, 3, 0),
+		I_MOV64_IMM(3, 7),
+		I_ATOMIC(BPF_DW, BPF_ADD | BPF_FETCH, 2, 3, 8),
+		I_STX(BPF_DW, 6, 3, 8),
+		I_MOV64_IMM(4, 9),
+		I_ATOMIC(BPF_W, BPF_XCHG, 2, 4, 16),
+		I_STX(BPF_DW, 6, 4, 16),
+		I_MOV64_IMM(0, 11),
+		I_MOV64_IMM(5, 42),
+		I_ATOMIC(BPF_DW, BPF_CMPXCHG, 2, 5, 24),
+		I_STX(BPF_DW, 6, 0, 24),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+
+	ASSERT_EQ(0, RUN(insns, ctx));
+	EXPECT_EQ(7, ctx[1]);
+	EXPECT_EQ(9, ctx[2]);
+	EXPECT_EQ(11, ctx[3]);
+	/* Nothing was written: the page user space now faults in is zero. */
+	EXPECT_EQ(0, *(uint64_t *)(self->a.base + 11 * PG));
+	EXPECT_EQ(0, *(uint64_t *)(self->a.base + 11 * PG + 24));
+}
+
 TEST_F(prog, cast_user_gives_user_addresses_and_keeps_null)
 {
 	uint64_t ctx[3] = { ptr_u64(self->a.base + PG + 40) };
