@@ -5,7 +5,7 @@ BUILD := $(TOP)/build
 
 # Every goal but these needs the toolchain and the kernels: run the idempotent
 # setup first (it does nothing on a set-up machine).
-NO_SETUP_GOALS := setup clean help
+NO_SETUP_GOALS := setup clean help dist install uninstall install-dkms install-udev install-lib uninstall-dkms uninstall-udev uninstall-lib
 ifneq ($(filter-out $(NO_SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(BPF_ARENA_SETUP_DONE),)
 $(shell $(TOP)/scripts/setup.sh 1>&2)
@@ -36,6 +36,8 @@ include $(TOP)/lib/lib.mk
 -include $(TOP)/jit/jit.mk
 -include $(TOP)/tests/bpf/bpf.mk
 -include $(TOP)/dkms/dkms.mk
+-include $(TOP)/tests/fuzz/fuzz.mk
+-include $(TOP)/bench/bench.mk
 
 TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
 TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
