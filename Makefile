@@ -38,6 +38,7 @@ include $(TOP)/lib/lib.mk
 -include $(TOP)/dkms/dkms.mk
 -include $(TOP)/tests/fuzz/fuzz.mk
 -include $(TOP)/bench/bench.mk
+-include $(TOP)/tests/libbpf-new/libbpf-new.mk
 
 TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
 TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
