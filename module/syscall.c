@@ -3,9 +3,10 @@
  * Hooks on the bpf() syscall and on get_unmapped_area():
  *  - BPF_MAP_CREATE of BPF_MAP_TYPE_ARENA creates an arena (6.1 rejects the
  *    type); BPF_PROG_LOAD of a program naming an arena is lowered
- *    (prog_load.c); every other bpf() call reaches the kernel untouched (the
- *    filter redirects only BPF_MAP_CREATE, BPF_MAP_FREEZE and BPF_PROG_LOAD,
- *    and the first two only pay a 4-byte peek);
+ *    (prog_load.c); BPF_BTF_LOAD retypes "arg:arena" parameters
+ *    (btf_load.c); every other bpf() call reaches the kernel untouched (the
+ *    filter redirects only these four commands, and the first two only pay
+ *    a 4-byte peek);
  *  - mmap of an arena map fd picks its address as upstream does (6.1's
  *    bpf_map_fops has no get_unmapped_area).
  */
@@ -17,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "arena.h"
+#include "btf_load.h"
 #include "hook.h"
 #include "ksyms.h"
 #include "prog_load.h"
@@ -32,7 +34,7 @@ static bool sys_bpf_filter(const struct pt_regs *regs)
 	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
 
 	return uregs->di == BPF_MAP_CREATE || uregs->di == BPF_MAP_FREEZE ||
-	       uregs->di == BPF_PROG_LOAD;
+	       uregs->di == BPF_PROG_LOAD || uregs->di == BPF_BTF_LOAD;
 }
 
 static bool get_unmapped_area_filter(const struct pt_regs *regs)
@@ -158,6 +160,8 @@ static long arena_sys_bpf(const struct pt_regs *regs)
 		ret = -EPERM;
 	else if (regs->di == BPF_PROG_LOAD)
 		ret = arena_prog_load(regs, orig);
+	else if (regs->di == BPF_BTF_LOAD)
+		ret = arena_btf_load(regs, orig);
 	else
 		ret = orig(regs);
 	hook_exit();

@@ -17,6 +17,7 @@
 #include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <linux/btf.h>
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
@@ -327,6 +328,95 @@ TEST_F(prog, loops_and_subprograms_see_arena_pointers)
 		v[i] = i * i;
 	ASSERT_EQ(0, RUN(insns, ctx));
 	EXPECT_EQ(1240, ctx[1]);
+}
+
+/*
+ * A global function whose parameter is tagged "arg:arena" (upstream's
+ * __arg_arena, 6.9+): callers pass an arena pointer or a scalar, the callee
+ * starts with a scalar and casts it itself.  Hand-written BTF:
+ * [1] int, [2] int *, [3] int (int *p), [4] FUNC sub global, [5] void *,
+ * [6] int (void *ctx), [7] FUNC main global, [8] DECL_TAG "arg:arena" on sub arg 0.
+ */
+static const char arg_arena_strs[] = "\0int\0p\0sub\0ctx\0main\0arg:arena";
+#define BTF_T(name, kind, vlen, st) (name), ((kind) << 24 | (vlen)), (st)
+
+static int load_arg_arena_btf(char *log, size_t log_size)
+{
+	uint32_t types[] = {
+		BTF_T(1, 1 /* INT */, 0, 4), (1 << 24) | 32,		/* [1] int */
+		BTF_T(0, 2 /* PTR */, 0, 1),				/* [2] int * */
+		BTF_T(0, 13 /* FUNC_PROTO */, 1, 1), 5, 2,		/* [3] int (int *p) */
+		BTF_T(7, 12 /* FUNC */, 1 /* global */, 3),		/* [4] sub */
+		BTF_T(0, 2, 0, 0),					/* [5] void * */
+		BTF_T(0, 13, 1, 1), 11, 5,				/* [6] int (void *ctx) */
+		BTF_T(15, 12, 1, 6),					/* [7] main */
+		BTF_T(20, 17 /* DECL_TAG */, 0, 4), 0,			/* [8] arg:arena, arg 0 */
+	};
+	struct btf_header hdr = {
+		.magic = 0xeB9F, .version = 1, .hdr_len = sizeof(hdr),
+		.type_off = 0, .type_len = sizeof(types),
+		.str_off = sizeof(types), .str_len = sizeof(arg_arena_strs),
+	};
+	static uint8_t blob[sizeof(hdr) + sizeof(types) + sizeof(arg_arena_strs)];
+	union bpf_attr attr;
+	long fd;
+
+	memcpy(blob, &hdr, sizeof(hdr));
+	memcpy(blob + sizeof(hdr), types, sizeof(types));
+	memcpy(blob + sizeof(hdr) + sizeof(types), arg_arena_strs, sizeof(arg_arena_strs));
+	memset(&attr, 0, sizeof(attr));
+	attr.btf = ptr_u64(blob);
+	attr.btf_size = sizeof(blob);
+	attr.btf_log_buf = ptr_u64(log);
+	attr.btf_log_size = log_size;
+	attr.btf_log_level = 1;
+	fd = bpf_sys(BPF_BTF_LOAD, &attr);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+TEST_F(prog, global_function_with_arg_arena_parameter)
+{
+	uint32_t *v = (uint32_t *)(self->a.base + PG + 512);
+	uint64_t ctx[2] = { ptr_u64(v) };
+	struct bpf_insn insns[] = {
+		/* 0: main */ I_MOV64_REG(6, 1),
+		/* 1 */ I_LD_MAP_FD(1, self->a.fd),
+		/* 3 */ I_LDX(BPF_DW, 1, 6, 0),		/* a user address: a scalar */
+		/* 4 */ I_CALL_REL(3),
+		/* 5 */ I_STX(BPF_DW, 6, 0, 8),
+		/* 6 */ I_MOV64_IMM(0, 0),
+		/* 7 */ I_EXIT(),
+		/* 8: sub */ I_CAST_KERN(1, 1),
+		/* 9 */ I_LDX(BPF_W, 0, 1, 0),
+		/* 10 */ I_EXIT(),
+	};
+	struct bpf_func_info finfo[] = { { 0, 7 }, { 8, 4 } };
+	union bpf_attr attr;
+	int btf_fd, fd;
+
+	btf_fd = load_arg_arena_btf(vlog, LOG_SIZE);
+	ASSERT_LE(0, btf_fd) TH_LOG("BTF: %s", vlog);
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+	attr.prog_flags = BPF_F_SLEEPABLE;
+	attr.insns = ptr_u64(insns);
+	attr.insn_cnt = ARRAY_SIZE(insns);
+	attr.license = ptr_u64("GPL");
+	attr.prog_btf_fd = btf_fd;
+	attr.func_info = ptr_u64(finfo);
+	attr.func_info_cnt = ARRAY_SIZE(finfo);
+	attr.func_info_rec_size = sizeof(finfo[0]);
+	attr.log_buf = ptr_u64(vlog);
+	attr.log_size = LOG_SIZE;
+	attr.log_level = 1;
+	vlog[0] = 0;
+	fd = bpf_sys(BPF_PROG_LOAD, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s", vlog);
+	*v = 0x5eed;
+	EXPECT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	EXPECT_EQ(0x5eed, ctx[1]);
+	close(fd);
+	close(btf_fd);
 }
 
 TEST_F(prog, refused_when_jit_is_off)
