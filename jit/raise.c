@@ -6,6 +6,38 @@
  * lowering emits; the companion ld_imm64 must name env->companion_value.  The
  * raised code names AX in its first rewritten slot, which no form allows, so a
  * second raise finds nothing.
+ *
+ * WHY THE RAISE IS SAFE FOR ANY VERIFIED PROGRAM (DESIGN.md).  The raise is a
+ * local rewrite; its safety rests only on what the stock verifier proved about
+ * the form and on the arena's address layout, never on who wrote the form:
+ *  1. The address register S went through the form's first instruction,
+ *     `wS = wS`, which is kept and executed, and nothing after it in the form
+ *     writes S before the raised `AX += rS`.  So rS <= U32_MAX there and
+ *     AX + off lies in [kern_vm_start - 32 KiB, kern_vm_start + 4 GiB + 32 KiB),
+ *     the arena's reserved window (module/arena.h: 4 GiB + 64 KiB guard).
+ *     (match_form() checks the first instruction exactly; tests break it.)
+ *  2. Nothing is ever mapped in that window but the arena's pages; any other
+ *     access faults and is fixed up (module/fault_x86.c): loads give 0, stores
+ *     and atomics are skipped.  The window lives as long as the arena, and the
+ *     program holds the arena (used_maps, module/prog_hooks.c).
+ *  3. The raised code writes only AX (the JIT's scratch r10, never live across
+ *     BPF instructions on x86-64; constant blinding skips instructions naming
+ *     it) and the registers the form's verified model already declares
+ *     clobbered with an unknown scalar of the right width: D (loads), V
+ *     (fetching atomics: modelled as a 64-bit unknown, which also covers a
+ *     faulting fetch that leaves V unchanged), r0 (cmpxchg; the raise zero-
+ *     extends it for W first).  Every other register and every stack slot is
+ *     left as the verifier modelled it: the xor carriers compose to the
+ *     identity, `rV = rV` only reads.  So the verifier's model of the whole
+ *     state stays true after the raise, whatever state preceded the form.
+ *  4. No jump may land inside a form after its first instruction, or the
+ *     model of the instructions after the landing point would not hold for
+ *     the raised code: pass 1 refuses the whole program then (the JIT fails
+ *     and the load with it).  Calls cannot land inside: the x86 JIT gets one
+ *     function at a time, and bpf-to-bpf calls target function starts.
+ *  5. Nothing half-matching is rewritten: it runs as the verified code it is.
+ *     A raised form contains no call (AX is caller-saved) and no fetch-and/
+ *     or/xor atomic (the JIT's cmpxchg loop uses AX itself).
  */
 #include "raise.h"
 
