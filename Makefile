@@ -71,9 +71,8 @@ $(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 
-$(DEMO_BIN): $(TOP)/demo/bpf_arena_demo.c $(wildcard $(TOP)/uapi/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -std=c11 -DBPF_ARENA_VERSION='"$(VERSION)"' -o $@ $<
+# The demo: a BPF object built with clang-19 and embedded (demo/demo.mk).
+include $(TOP)/demo/demo.mk
 
 checkpatch:
 	$(CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --quiet \
