@@ -48,7 +48,17 @@ style() {
 	fi
 }
 
+# A bounded libFuzzer run over the lowering and the raise (tests/fuzz/).
+fuzz() {
+	if make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-90}"; then
+		echo "ok 1 fuzz_lowering_and_raise_no_crash"; echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
+	else
+		echo "not ok 1 fuzz_lowering_and_raise_no_crash"; echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"; return 1
+	fi
+}
+
 step style style
+step fuzz fuzz
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite

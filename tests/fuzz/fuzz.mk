@@ -1,0 +1,57 @@
+# tests/fuzz/fuzz.mk: libFuzzer target for the lowering and the raise (jit/).
+# Included by the top Makefile (TOP, BUILD, TEST_CFLAGS, HARNESS_DIR are set).
+#   make fuzz-build           build $(BUILD)/fuzz/lower_fuzz and its seed corpus
+#   make fuzz [FUZZ_SECONDS=180] [FUZZ_JOBS=1]
+#                             run it; fails on any crash (reproducers: $(BUILD)/fuzz/artifacts)
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 180
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_BIN := $(FUZZ_DIR)/lower_fuzz
+FUZZ_SEEDS := $(FUZZ_DIR)/seeds
+FUZZ_CORPUS := $(FUZZ_DIR)/corpus
+FUZZ_JIT := $(TOP)/jit/lower.c $(TOP)/jit/raise.c
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -I$(TOP)/jit
+# Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).
+FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c)
+FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o)
+
+.PHONY: fuzz-build fuzz fuzz-seeds
+
+$(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/jit/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_JIT)
+
+$(FUZZ_DIR)/bpf_insn_macros.h: $(TOP)/tests/bpf_insn.h
+	@mkdir -p $(dir $@)
+	sed -n '/^#define I_ALU64_IMM/,/^static inline long bpf_sys/p' $< | sed '$$d' > $@
+
+$(FUZZ_DIR)/dump_%: $(TOP)/tests/%.c $(TOP)/tests/fuzz/dump_progs.c $(FUZZ_DIR)/bpf_insn_macros.h \
+		$(wildcard $(TOP)/tests/*.h)
+	$(CC) -O0 -g -w -D_GNU_SOURCE -std=gnu11 -isystem $(HARNESS_DIR) -I$(TOP)/uapi \
+		-I$(TOP)/lib/include -I$(TOP)/tests -I$(FUZZ_DIR) -DBPF_ARENA_VERSION='"fuzz"' \
+		-DTEST_SRC='"$<"' -DTEST_NAME='"$*"' -o $@ $(TOP)/tests/fuzz/dump_progs.c -lpthread
+
+fuzz-seeds: $(patsubst $(TOP)/tests/%.c,$(FUZZ_DIR)/dump_%,$(FUZZ_DUMP_TESTS))
+	@rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)
+	@for t in $^; do DUMP_DIR=$(FUZZ_SEEDS) $$t >/dev/null 2>&1 || true; done
+	@python3 $(TOP)/tests/fuzz/objseed.py $(FUZZ_SEEDS) $(FUZZ_BPF_OBJS)
+	@cp $(TOP)/tests/fuzz/seeds/* $(FUZZ_SEEDS)/ 2>/dev/null || true
+	@echo "fuzz seeds: $$(ls $(FUZZ_SEEDS) | wc -l) in $(FUZZ_SEEDS)"
+
+fuzz-build: $(FUZZ_BIN) fuzz-seeds
+
+# One line of summary from libFuzzer's last stats line; non-zero exit on any crash.
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_DIR)/artifacts
+	@rc=0; \
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=32768 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+		$(FUZZ_CORPUS) $(FUZZ_SEEDS) > $(FUZZ_DIR)/fuzz.log 2>&1 || rc=$$?; \
+	execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_DIR)/fuzz.log); \
+	last=$$(grep -E '^#[0-9]+' $(FUZZ_DIR)/fuzz.log | tail -1); \
+	cov=$$(echo "$$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p'); \
+	ft=$$(echo "$$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p'); \
+	crashes=$$(ls $(FUZZ_DIR)/artifacts | grep -c -E '^(crash|leak|timeout|oom)-' || true); \
+	echo "fuzz: lower_fuzz $(FUZZ_SECONDS)s: execs $${execs:-?} cov $${cov:-?} ft $${ft:-?} corpus $$(ls $(FUZZ_CORPUS) | wc -l) crashes $$crashes (exit $$rc; log $(FUZZ_DIR)/fuzz.log)"; \
+	if [ $$rc -ne 0 ] || [ $$crashes -ne 0 ]; then tail -40 $(FUZZ_DIR)/fuzz.log; exit 1; fi

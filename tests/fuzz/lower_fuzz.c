@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the lowering (jit/lower.c) and the raise (jit/raise.c).
+ *
+ * Input: ENV_BYTES of environment, then instructions (8 bytes each; a
+ * trailing partial instruction is ignored).
+ *   env[0]      flags: bit0 no_user_conv, bit1 sleepable, bit2 classifier lies
+ *               (returns ARENA_MAP for MAP_VALUE ld_imm64 and vice versa),
+ *               bit3 also raise the raw input
+ *   env[1]      the arena map's fd (an ld_imm64 whose imm equals it names the arena)
+ *   env[2]      the companion fd (the lowering's MAP_VALUE imm)
+ *   env[3]      BTF id of bpf_arena_alloc_pages, env[4] of bpf_arena_free_pages
+ *   env[5..7]   user_vm_start bits 32..55 (the low 32 bits are 0 as on 6.1: 4 GiB aligned)
+ *   env[8..9]   arena size in pages
+ *
+ * Invariants checked (abort() on violation, libFuzzer reports the input):
+ *  - lower never crashes, never reads/writes out of bounds (ASan), no UB (UBSan),
+ *    no leak (LSan), returns 0 or -EINVAL/-E2BIG/-ENOMEM with a "bpf_arena: insn"
+ *    message;
+ *  - on success: len == new_idx[orig len], new_idx is non-decreasing, new_idx[0] == 0,
+ *    the output does not end inside an ld_imm64, every jump/call/callback target is in
+ *    range and not the second half of an ld_imm64, no output insn names AX unless the
+ *    input did;
+ *  - raise(lower(p)) (after the verifier's ld_imm64 conversion) returns 0 or -EINVAL
+ *    with a message; on 0 it raised at least res.placeholders forms; on -EINVAL it
+ *    changed nothing;
+ *  - a second raise raises 0 and changes nothing (idempotent).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+#include "raise.h"
+
+#define ENV_BYTES	10
+#define MAX_FUZZ_INSNS	4096
+#define COMPANION_VALUE	0xffff888812345000ull
+#define OTHER_VALUE	0xffff888800000000ull
+#define KERN_VM_START	0xffffc90100000000ull
+
+#define CHECK(cond, ...)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "INVARIANT: %s: ", #cond);	\
+			fprintf(stderr, __VA_ARGS__);			\
+			fprintf(stderr, "\n");				\
+			abort();					\
+		}							\
+	} while (0)
+
+struct fenv {
+	uint8_t flags, arena_fd, companion_fd, kf_alloc, kf_free;
+};
+
+static void *f_zalloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	if (size > (64u << 20))		/* the kernel's kvzalloc would fail too */
+		return NULL;
+	return calloc(1, size ? size : 1);
+}
+
+static void f_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static enum bpfa_ld_kind f_classify_ldimm64(void *ctx, const struct bpf_insn *insn)
+{
+	const struct fenv *e = ctx;
+	bool val = insn->src_reg == BPF_PSEUDO_MAP_VALUE || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE;
+
+	if (insn->imm != e->arena_fd)
+		return BPFA_LD_OTHER;
+	if (e->flags & 4)
+		val = !val;
+	return val ? BPFA_LD_ARENA_VALUE : BPFA_LD_ARENA_MAP;
+}
+
+static enum bpfa_kf_kind f_classify_kfunc(void *ctx, const struct bpf_insn *insn)
+{
+	const struct fenv *e = ctx;
+
+	if (insn->off <= 0)
+		return BPFA_KF_OTHER;
+	if (insn->imm == e->kf_alloc)
+		return BPFA_KF_ALLOC;
+	if (insn->imm == e->kf_free)
+		return BPFA_KF_FREE;
+	return BPFA_KF_OTHER;
+}
+
+static bool is_ld64(const struct bpf_insn *p)
+{
+	return p->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+/* Marks the second halves of ld_imm64 in out[0..n); false if one is cut off. */
+static bool mark_second(const struct bpf_insn *p, uint32_t n, uint8_t *second)
+{
+	uint32_t i;
+
+	memset(second, 0, n);
+	for (i = 0; i < n; i++) {
+		if (!is_ld64(&p[i]))
+			continue;
+		if (i + 1 >= n)
+			return false;
+		second[++i] = 1;
+	}
+	return true;
+}
+
+/* Does the input name a register above r10 (AX or invalid)?  The verifier rejects it. */
+static bool names_hidden_reg(const struct bpf_insn *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].dst_reg > 10 || p[i].src_reg > 10)
+			return true;
+		if (is_ld64(&p[i]))
+			i++;
+	}
+	return false;
+}
+
+static void check_lowered(const struct bpfa_lower_result *r, uint32_t in_len, bool in_has_ax)
+{
+	uint8_t *second = malloc(r->len + 1);
+	uint32_t i;
+
+	CHECK(r->insns && r->new_idx && r->len, "result not set");
+	CHECK(r->new_idx[in_len] == r->len, "new_idx[%u]=%u len=%u", in_len, r->new_idx[in_len],
+	      r->len);
+	CHECK(r->new_idx[0] == 0, "new_idx[0]=%u", r->new_idx[0]);
+	for (i = 0; i < in_len; i++)
+		CHECK(r->new_idx[i] <= r->new_idx[i + 1], "new_idx not monotonic at %u", i);
+	CHECK(mark_second(r->insns, r->len, second), "output ends inside an ld_imm64");
+	for (i = 0; i < r->len; i++) {
+		const struct bpf_insn *p = &r->insns[i];
+		int64_t t;
+
+		if (second[i])
+			continue;
+		/* The lowering passes unknown registers on (the verifier refuses them). */
+		CHECK(in_has_ax || (p->dst_reg != BPFA_REG_AX && p->src_reg != BPFA_REG_AX),
+		      "output insn %u names AX", i);
+		if (bpfa_is_jump(p))
+			t = (int64_t)i + 1 + bpfa_jump_disp(p);
+		else if (p->code == (BPF_JMP | BPF_CALL) && p->src_reg == BPF_PSEUDO_CALL)
+			t = (int64_t)i + 1 + p->imm;
+		else if (is_ld64(p) && p->src_reg == BPF_PSEUDO_FUNC)
+			t = (int64_t)i + 1 + p->imm;
+		else
+			continue;
+		CHECK(t >= 0 && t < r->len, "insn %u: target %lld out of [0,%u)", i, (long long)t,
+		      r->len);
+		CHECK(!second[t], "insn %u: target %lld inside an ld_imm64", i, (long long)t);
+	}
+	free(second);
+}
+
+/* What bpf_check() leaves in ld_imm64 by JIT time (convert_pseudo_ld_imm64). */
+static void verifier_convert(struct bpf_insn *p, uint32_t n, const struct fenv *e)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		uint64_t v;
+
+		if (!is_ld64(&p[i]))
+			continue;
+		if (p[i].src_reg == BPF_PSEUDO_MAP_VALUE || p[i].src_reg == BPF_PSEUDO_MAP_FD) {
+			v = (p[i].imm == e->companion_fd ? COMPANION_VALUE : OTHER_VALUE) +
+			    (uint32_t)p[i + 1].imm;
+			p[i].imm = (int32_t)(uint32_t)v;
+			p[i + 1].imm = (int32_t)(uint32_t)(v >> 32);
+			p[i].src_reg = 0;
+		}
+		i++;
+	}
+}
+
+static void check_raise(const struct bpfa_raise_env *renv, struct bpf_insn *p, uint32_t n,
+			int64_t min_raised)
+{
+	struct bpf_insn *copy = malloc((size_t)n * sizeof(*p));
+	struct bpfa_raise_result rr;
+	int err;
+
+	memcpy(copy, p, (size_t)n * sizeof(*p));
+	err = bpfa_raise(renv, p, n, &rr);
+	CHECK(err == 0 || err == -EINVAL, "raise returned %d", err);
+	if (err) {
+		CHECK(!strncmp(rr.msg, "bpf_arena: insn ", 16), "raise error without a message");
+		CHECK(!memcmp(copy, p, (size_t)n * sizeof(*p)), "failed raise changed the program");
+		CHECK(rr.raised == 0, "failed raise counts %u", rr.raised);
+	} else {
+		if (min_raised >= 0)
+			CHECK(rr.raised >= min_raised, "raised %u < %lld placeholders", rr.raised,
+			      (long long)min_raised);
+		memcpy(copy, p, (size_t)n * sizeof(*p));
+		err = bpfa_raise(renv, p, n, &rr);
+		CHECK(err == 0, "second raise returned %d (%s)", err, rr.msg);
+		CHECK(rr.raised == 0, "second raise raised %u", rr.raised);
+		CHECK(!memcmp(copy, p, (size_t)n * sizeof(*p)), "second raise changed the program");
+	}
+	free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bpfa_raise_env renv = {
+		.companion_value = COMPANION_VALUE,
+		.kern_vm_start = KERN_VM_START,
+	};
+	struct bpfa_lower_env env;
+	struct bpfa_lower_result res;
+	struct fenv fe;
+	struct bpf_insn *in;
+	uint32_t n;
+	uint64_t uvm;
+	int err;
+
+	if (size < ENV_BYTES + sizeof(struct bpf_insn))
+		return 0;
+	n = (size - ENV_BYTES) / sizeof(struct bpf_insn);
+	if (n > MAX_FUZZ_INSNS)
+		n = MAX_FUZZ_INSNS;
+	fe.flags = data[0];
+	fe.arena_fd = data[1];
+	fe.companion_fd = data[2];
+	fe.kf_alloc = data[3];
+	fe.kf_free = data[4];
+	uvm = ((uint64_t)data[5] | (uint64_t)data[6] << 8 | (uint64_t)data[7] << 16) << 32;
+	memset(&env, 0, sizeof(env));
+	env.ctx = &fe;
+	env.zalloc = f_zalloc;
+	env.free = f_free;
+	env.classify_ldimm64 = f_classify_ldimm64;
+	env.classify_kfunc = f_classify_kfunc;
+	env.user_vm_start = uvm;
+	env.arena_size = ((uint64_t)data[8] | (uint64_t)data[9] << 8) * 4096ull + 4096;
+	env.no_user_conv = fe.flags & 1;
+	env.sleepable = fe.flags & 2;
+	env.companion_fd = fe.companion_fd;
+	env.kf_alloc_ph_id = 1000;
+	env.kf_free_ph_id = 1001;
+	renv.user_vm_start = uvm;
+
+	/* An exact-size heap copy, so ASan sees any read past the end. */
+	in = malloc((size_t)n * sizeof(*in));
+	memcpy(in, data + ENV_BYTES, (size_t)n * sizeof(*in));
+
+	err = bpfa_lower(&env, in, n, &res);
+	if (getenv("LOWER_FUZZ_VERBOSE"))
+		fprintf(stderr, "lower: %d len %u placeholders %u %s", err, res.len, res.placeholders,
+			err ? res.msg : "\n");
+	CHECK(err == 0 || err == -EINVAL || err == -E2BIG || err == -ENOMEM, "lower returned %d",
+	      err);
+	if (err) {
+		CHECK(!res.insns && !res.new_idx, "failed lower left buffers");
+		CHECK(!strncmp(res.msg, "bpf_arena: insn ", 16), "lower error without message: '%s'",
+		      res.msg);
+		CHECK(strlen(res.msg) < sizeof(res.msg) && res.msg[strlen(res.msg) - 1] == '\n',
+		      "message not newline-terminated");
+	} else {
+		check_lowered(&res, n, names_hidden_reg(in, n));
+		verifier_convert(res.insns, res.len, &fe);
+		check_raise(&renv, res.insns, res.len, res.placeholders);
+		free(res.insns);
+		free(res.new_idx);
+	}
+	if (fe.flags & 8) {
+		/* The raise alone must be safe on anything (it runs on every verified program). */
+		verifier_convert(in, n, &fe);
+		check_raise(&renv, in, n, -1);
+	}
+	free(in);
+	return 0;
+}
