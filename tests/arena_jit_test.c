@@ -22,6 +22,7 @@
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "kmod_util.h"
+#include "bpf_insn_extra.h"
 
 #define ARENA_PAGES	16
 #define PG		4096
@@ -417,6 +418,70 @@ TEST_F(prog, global_function_with_arg_arena_parameter)
 	EXPECT_EQ(0x5eed, ctx[1]);
 	close(fd);
 	close(btf_fd);
+}
+
+/*
+ * Tail calls between arena programs (non-sleepable: sleepable programs cannot
+ * use a prog array), with arena addresses from arena globals (ld_imm64 of the
+ * arena map's value): A stores 0xa, tail-calls B, which stores 0xb.
+ */
+TEST_F(prog, tail_call_between_arena_programs)
+{
+	struct bpf_insn b_insns[] = {
+		I_LD_MAP_VALUE(2, self->a.fd, 64),
+		I_CAST_KERN(2, 2),
+		I_ST(BPF_W, 2, 0, 0xb),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+	union bpf_attr attr;
+	uint8_t data[64] = { 0 };
+	int pa, a_fd, b_fd, key = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_PROG_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	pa = bpf_sys(BPF_MAP_CREATE, &attr);
+	ASSERT_LE(0, pa);
+	b_fd = load_prog_flags(BPF_PROG_TYPE_SOCKET_FILTER, b_insns, ARRAY_SIZE(b_insns), 0,
+			       vlog, LOG_SIZE);
+	ASSERT_LE(0, b_fd) TH_LOG("%s", vlog);
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = pa;
+	attr.key = ptr_u64(&key);
+	attr.value = ptr_u64(&b_fd);
+	ASSERT_EQ(0, bpf_sys(BPF_MAP_UPDATE_ELEM, &attr));
+	{
+		struct bpf_insn a_insns[] = {
+			I_MOV64_REG(6, 1),
+			I_LD_MAP_VALUE(2, self->a.fd, 0),
+			I_CAST_KERN(2, 2),
+			I_ST(BPF_W, 2, 0, 0xa),
+			I_MOV64_REG(1, 6),
+			I_LD_MAP_FD(2, pa),
+			I_MOV64_IMM(3, 0),
+			I_CALL_HELPER(BPF_FUNC_tail_call),
+			I_MOV64_IMM(0, 1),
+			I_EXIT(),
+		};
+
+		a_fd = load_prog_flags(BPF_PROG_TYPE_SOCKET_FILTER, a_insns, ARRAY_SIZE(a_insns),
+				       0, vlog, LOG_SIZE);
+	}
+	ASSERT_LE(0, a_fd) TH_LOG("%s", vlog);
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = a_fd;
+	attr.test.data_in = ptr_u64(data);
+	attr.test.data_size_in = sizeof(data);
+	ASSERT_EQ(0, bpf_sys(BPF_PROG_TEST_RUN, &attr));
+	EXPECT_EQ(0, attr.test.retval);		/* B's return: the tail call happened */
+	EXPECT_EQ(0xa, *(uint32_t *)self->a.base);
+	EXPECT_EQ(0xb, *(uint32_t *)(self->a.base + 64));
+	close(a_fd);
+	close(b_fd);
+	close(pa);
 }
 
 TEST_F(prog, refused_when_jit_is_off)
