@@ -30,9 +30,21 @@
 #include <errno.h>
 #endif
 
-#define V_NONE	0
-#define V_ARENA	1
-#define V_MAP	2
+/*
+ * Values form a lattice whose join is bitwise OR (2 bits per register or
+ * slot): V_CONST is the bottom (a constant scalar, or a register or slot no
+ * path has written yet: the verifier lets neither be dereferenced, so it
+ * never decides what an access is); V_NONE "not an arena pointer"; V_ARENA
+ * "arena pointer"; V_MIXED both.  A constant that meets an arena pointer
+ * therefore stays an arena pointer: `p = NULL` on one path and an arena
+ * pointer on another, dereferenced after `if (p)`, is an arena access, as
+ * the (path-sensitive) upstream verifier sees it.  Should the constant
+ * really reach the access, the raised access touches arena offset (u32)K,
+ * which is safe: an intended superset of upstream.
+ */
+#define V_CONST	0
+#define V_NONE	1
+#define V_ARENA	2
 #define V_MIXED	3
 
 #define ST_VAL_MASK	0x000fffffu	/* 2 bits per register r0-r9 */
@@ -47,7 +59,7 @@
 struct lstate {
 	__u64 stk[2];			/* 2 bits per slot; slot k covers [-8k - 8, -8k) */
 	__u32 regs;
-	__u32 pad;
+	__u32 map;			/* bit r: r holds the arena map on every path */
 };
 
 /* Per-instruction flags. */
@@ -138,9 +150,7 @@ static void lfree(struct lctx *c, void *p)
 
 static __u64 join2(__u64 a, __u64 b)
 {
-	__u64 d = a ^ b, m = (d | d >> 1) & M2_64;
-
-	return a | m | m << 1;
+	return a | b;
 }
 
 static __u32 get(const struct lstate *st, __u8 r)
@@ -161,6 +171,7 @@ static void setr(struct lstate *st, __u8 r, __u32 v, bool fp)
 		return;
 	st->regs &= ~(3u << (2 * r) | 1u << (ST_FP_SHIFT + r));
 	st->regs |= v << (2 * r) | (__u32)fp << (ST_FP_SHIFT + r);
+	st->map &= ~(1u << r);
 }
 
 static __u32 sval(const struct lstate *st, __u32 k)
@@ -207,7 +218,7 @@ static void stack_weaken(struct lstate *st, __u32 v)
 
 static bool state_join(struct lstate *dst, const struct lstate *src)
 {
-	__u32 a = dst->regs, b = src->regs, d, m, r;
+	__u32 a = dst->regs, b = src->regs, r, map;
 	__u64 s0, s1;
 
 	if (!(a & ST_VIS)) {
@@ -215,14 +226,14 @@ static bool state_join(struct lstate *dst, const struct lstate *src)
 		dst->regs |= ST_VIS;
 		return true;
 	}
-	d = (a ^ b) & ST_VAL_MASK;
-	m = (d | d >> 1) & 0x55555u;
-	r = ((a | m | m << 1) & ST_VAL_MASK) | ((a | b) & ~ST_VAL_MASK) | ST_VIS;
+	r = a | b | ST_VIS;
+	map = dst->map & src->map;
 	s0 = join2(dst->stk[0], src->stk[0]);
 	s1 = join2(dst->stk[1], src->stk[1]);
-	if (r == a && s0 == dst->stk[0] && s1 == dst->stk[1])
+	if (r == a && map == dst->map && s0 == dst->stk[0] && s1 == dst->stk[1])
 		return false;
 	dst->regs = r;
+	dst->map = map;
 	dst->stk[0] = s0;
 	dst->stk[1] = s1;
 	return true;
@@ -244,7 +255,7 @@ static void join_into(struct lctx *c, __u32 b, const struct lstate *st)
 
 static __u32 join_val(__u32 a, __u32 b)
 {
-	return a == b ? a : V_MIXED;
+	return a | b;
 }
 
 static void ret_update(struct lctx *c, __u32 sub, __u32 v)
@@ -298,7 +309,9 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 
 	if (BPF_CLASS(insn->code) == BPF_ALU) {
 		/* A 32-bit copy is a scalar; other ALU32 ops keep an arena pointer. */
-		if (op == BPF_MOV || (dv != V_ARENA && dv != V_MIXED))
+		if (op == BPF_MOV && !x)
+			dv = V_CONST;
+		else if (op == BPF_MOV || (dv != V_ARENA && dv != V_MIXED))
 			dv = V_NONE;
 		setr(st, dst, dv, false);
 		return;
@@ -311,6 +324,12 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 		case A_NONE:
 			if (x && insn->off == 0) {
 				setr(st, dst, sv, isfp(st, src));
+				if (st->map & (1u << src))
+					st->map |= 1u << dst;
+				return;
+			}
+			if (!x) {
+				setr(st, dst, V_CONST, false);
 				return;
 			}
 		}
@@ -321,7 +340,8 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 		setr(st, dst, V_NONE, isfp(st, dst));
 		return;
 	}
-	if (dv == V_ARENA || (dv == V_NONE && op == BPF_ADD && x && sv == V_ARENA)) {
+	if (dv == V_ARENA ||
+	    ((dv == V_NONE || dv == V_CONST) && op == BPF_ADD && x && sv == V_ARENA)) {
 		mark(c, i, A_ALU32);
 		setr(st, dst, V_ARENA, false);
 		return;
@@ -442,8 +462,9 @@ static void clobber_call(struct lstate *st, __u32 r0)
 
 	if (st->regs & (ST_ARGFP | ST_ESC))
 		stack_weaken(st, V_NONE);
-	for (r = 0; r <= 5; r++)
-		setr(st, r, V_NONE, false);
+	/* r1-r5 are NOT_INIT for the verifier: nothing can use them. */
+	for (r = 1; r <= 5; r++)
+		setr(st, r, V_CONST, false);
 	setr(st, BPF_REG_0, r0, false);
 }
 
@@ -458,7 +479,7 @@ static void xfer_call(struct lctx *c, struct lstate *st, __u32 i)
 		if (!c->env->sleepable)
 			lerr(c, -EINVAL, i, "program must be sleepable to call sleepable kfunc %s",
 			     name);
-		else if (get(st, BPF_REG_1) != V_MAP)
+		else if (!(st->map & (1u << BPF_REG_1)))
 			lerr(c, -EINVAL, i, "R1 of %s must be the arena map", name);
 	}
 	clobber_call(st, V_NONE);
@@ -472,6 +493,7 @@ static bool xfer_pcall(struct lctx *c, struct lstate *st, __u32 i)
 
 	memset(&e, 0, sizeof(e));
 	e.regs = (st->regs & (0x3ffu << 2)) | ST_VIS;	/* r1-r5 */
+	e.map = st->map & 0x3eu;
 	join_into(c, c->sentry[sub], &e);
 	if (!(c->sret[sub] & RET_VIS))
 		return false;
@@ -496,10 +518,17 @@ static void xfer(struct lctx *c, struct lstate *st, __u32 i)
 		xfer_store(c, st, i, insn);
 		break;
 	case BPF_LD:
-		if (bpfa_is_ldimm64(insn))
-			setr(st, insn->dst_reg, c->act[i] == A_LD_MAP ? V_MAP : V_NONE, false);
-		else	/* LD_ABS / LD_IND */
+		if (bpfa_is_ldimm64(insn)) {
+			/* Constants (the lowered arena map and globals are too) or pointers. */
+			bool k = insn->src_reg == 0 || c->act[i] == A_LD_MAP ||
+				 c->act[i] == A_LD_VALUE;
+
+			setr(st, insn->dst_reg, k ? V_CONST : V_NONE, false);
+			if (c->act[i] == A_LD_MAP && insn->dst_reg <= 9)
+				st->map |= 1u << insn->dst_reg;
+		} else {	/* LD_ABS / LD_IND */
 			clobber_call(st, V_NONE);
+		}
 		break;
 	default:	/* helper and kfunc calls */
 		xfer_call(c, st, i);
@@ -745,8 +774,10 @@ static int analyse(struct lctx *c)
 	__u32 s, b;
 
 	memset(&e, 0, sizeof(e));
-	e.regs = ST_VIS;
+	/* Entry: r1 is the context; callbacks get scalars and pointers in r1-r5. */
+	e.regs = ST_VIS | V_NONE << (2 * BPF_REG_1);
 	join_into(c, c->sentry[0], &e);
+	e.regs = ST_VIS | 0x155u << (2 * BPF_REG_1);	/* r1-r5: V_NONE */
 	for (s = 1; s < c->nsub; s++)
 		if (c->fl[c->bstart[c->sentry[s]]] & F_CALLBACK)
 			join_into(c, c->sentry[s], &e);

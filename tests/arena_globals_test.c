@@ -38,35 +38,6 @@
 
 #define PG 4096UL
 
-/*
- * ============ THE SWITCH FOR THE MODULE'S NULL/ARENA JOIN ============
- * On 6.1 the module's lowering pass (jit/lower.c) types registers without
- * looking at branches: a register that is the constant 0 on one path and an
- * arena pointer on another is "mixed" after the join, and an access through
- * it is refused ("bpf_arena: insn N: same insn cannot be used with different
- * pointers") even when an `if rX == 0 goto` keeps the NULL path away from
- * it, which 6.12's verifier accepts.  clang-14 emits that shape for
- * `n = ag_alloc(); if (!n) ...; n->value = ...` (list_add, insn 99) and for
- * `if (l_old) list_del(&l_old->...)` (arena_htab_llvm, insn 232).  Until
- * the module accepts it, those two tests SKIP for the asm build when the
- * module is loaded; set to 1 (or -DAG_MODULE_NULL_JOIN_FIXED=1) when fixed.
- */
-#ifndef AG_MODULE_NULL_JOIN_FIXED
-#define AG_MODULE_NULL_JOIN_FIXED 0
-#endif
-
-static bool module_loaded(void)
-{
-	return access("/sys/module/bpf_arena", F_OK) == 0;
-}
-
-#define REQUIRE_NULL_JOIN(prog)							\
-	do {									\
-		if (variant->build == 1 && module_loaded() && !AG_MODULE_NULL_JOIN_FIXED) \
-			SKIP(return, "asm build of " prog " on the module: jit/lower.c " \
-			     "joins NULL and arena pointers (AG_MODULE_NULL_JOIN_FIXED)"); \
-	} while (0)
-
 /* ---- the embedded objects ------------------------------------------------ */
 
 #define EMBED(sym, file)							\
@@ -478,7 +449,6 @@ TEST_F(ag, list_headed_by_arena_globals)
 	__u64 i = 0, slots = 0;
 	__s64 sum = 0;
 
-	REQUIRE_NULL_JOIN("list_add");
 	OPEN_LOAD(O_GLOBALS, "list_add list_del_all");
 	head = &AGV(struct arena_list_head, global_head);
 	ASSERT_EQ(0, run(_metadata, self->obj, "list_add", &a, sizeof(a)));
@@ -528,28 +498,6 @@ TEST_F(ag, list_headed_by_arena_globals)
 	EXPECT_EQ(NULL, head->first);
 }
 
-/*
- * The module's refusal itself, while AG_MODULE_NULL_JOIN_FIXED is 0: when
- * this test fails because the program loads, flip the switch.
- */
-TEST_F(ag, module_refuses_null_arena_join)
-{
-	struct bpf_program *prog;
-	int err;
-
-	if (variant->build != 1 || !module_loaded() || AG_MODULE_NULL_JOIN_FIXED)
-		SKIP(return, "only the asm build on the module, until fixed");
-	open_obj(_metadata, self, variant, O_GLOBALS);
-	bpf_object__for_each_program(prog, self->obj)
-		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), "list_add"));
-	print_len = 0;
-	print_buf[0] = 0;
-	err = bpf_object__load(self->obj);
-	EXPECT_EQ(-EINVAL, err);
-	EXPECT_NE(NULL, strstr(print_buf, "bpf_arena: insn 99: same insn cannot be used with different pointers"))
-		TH_LOG("libbpf log:\n%s", print_buf);
-}
-
 /* ---- upstream's arena_htab with arena globals ----------------------------- */
 
 TEST_F(ag, htab_upstream_style)
@@ -562,7 +510,6 @@ TEST_F(ag, htab_upstream_style)
 	char *bss_mem;
 	int k, b, total = 0;
 
-	REQUIRE_NULL_JOIN("arena_htab_llvm");
 	OPEN_LOAD(O_HTAB, NULL);
 	arr = AGA(char, arr1, AGH_ARR_SZ);
 	/* as upstream: "fault-in a page with pgoff == 0 as sanity check" */

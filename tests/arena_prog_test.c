@@ -21,18 +21,6 @@
 #include "bpf_arena_libbpf.h"
 #include "arena_prog_common.h"
 
-/*
- * ===================== THE SWITCH FOR 6.1 =====================
- * On a kernel without native arena (6.1 + the bpf_arena module) arena
- * programs cannot load until the module's program support (module/, jit/)
- * lands.  Until then every test SKIPs there.  Set to 1 (here, or with
- * -DARENA_PROGS_ON_61=1) when it lands: the same tests then must pass on 6.1.
- */
-#ifndef ARENA_PROGS_ON_61
-#define ARENA_PROGS_ON_61 0
-#endif
-#define SKIP_REASON_61 "arena programs need the module's program support (not yet landed)"
-
 #define PG 4096UL
 
 /* ---- the embedded objects ------------------------------------------------ */
@@ -78,16 +66,6 @@ static const struct obj_img imgs[2][O_NR] = {
 #define VER_MAP_EXTRA	((1ULL << 44) | (0xffffffffULL - 2 * PG + 1))
 #define FAULT_MAP_EXTRA	(1ULL << 44)
 
-static bool arena_progs_loadable(void)
-{
-	return bpf_arena_kernel_has_native() || ARENA_PROGS_ON_61;
-}
-
-#define REQUIRE_ARENA_PROGS()							\
-	do {									\
-		if (!arena_progs_loadable())					\
-			SKIP(return, SKIP_REASON_61);				\
-	} while (0)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -285,7 +263,6 @@ TEST_F(prog, prepare_creates_maps_and_hands_them_to_libbpf)
 	struct bpf_arena *a;
 	struct bpf_map *map;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_LIST, NULL, LIST_MAP_EXTRA);
 	map = bpf_object__find_map_by_name(self->obj, "arena");
 	ASSERT_NE(NULL, map);
@@ -355,13 +332,11 @@ static void list_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *sel
 
 TEST_F(prog, list_add_1)
 {
-	REQUIRE_ARENA_PROGS();
 	list_test(_metadata, self, variant, 1);
 }
 
 TEST_F(prog, list_add_1000)
 {
-	REQUIRE_ARENA_PROGS();
 	list_test(_metadata, self, variant, 1000);
 }
 
@@ -375,7 +350,6 @@ TEST_F(prog, list_built_by_user_space_summed_by_the_program)
 	char *base;
 	__u64 i;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_LIST, NULL, LIST_MAP_EXTRA);
 	a = arena_of(_metadata, self->obj);
 	base = bpf_arena_base(a);
@@ -419,7 +393,6 @@ TEST_F(prog, htab_built_by_the_program_walked_by_user_space)
 	struct htab *htab;
 	int k, b, total = 0;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_HTAB, NULL, 0);
 	a = arena_of(_metadata, self->obj);
 	ASSERT_EQ(0, run(_metadata, self->obj, "arena_htab", &args, sizeof(args)));
@@ -460,7 +433,6 @@ TEST_F(prog, basic_alloc1)
 {
 	char *base;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_VERIFIER, "basic_alloc1", VER_MAP_EXTRA);
 	base = bpf_arena_base(arena_of(_metadata, self->obj));
 	ASSERT_EQ((void *)(uintptr_t)VER_MAP_EXTRA, (void *)base);
@@ -472,7 +444,6 @@ TEST_F(prog, basic_alloc1)
 
 TEST_F(prog, basic_alloc2)
 {
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_VERIFIER, "basic_alloc2", VER_MAP_EXTRA);
 	ASSERT_EQ(0, run(_metadata, self->obj, "basic_alloc2", NULL, 0));
 }
@@ -483,7 +454,6 @@ TEST_F(prog, big_alloc1)
 	struct bpf_arena *a;
 	char *base;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_LARGE, NULL, 0);
 	a = arena_of(_metadata, self->obj);
 	base = bpf_arena_base(a);
@@ -514,7 +484,6 @@ TEST_F(prog, load_from_unpopulated_page_reads_zero)
 	struct bpf_arena *a;
 	char *base;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_FAULT, NULL, FAULT_MAP_EXTRA);
 	a = arena_of(_metadata, self->obj);
 	base = bpf_arena_base(a);
@@ -555,7 +524,6 @@ TEST_F(prog, store_to_unpopulated_page_is_dropped)
 	struct bpf_arena *a;
 	char *base;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_FAULT, NULL, FAULT_MAP_EXTRA);
 	a = arena_of(_metadata, self->obj);
 	base = bpf_arena_base(a);
@@ -583,7 +551,6 @@ TEST_F(prog, cast_user_of_null_stays_null)
 	struct fault_args args;
 	char *base;
 
-	REQUIRE_ARENA_PROGS();
 	LOAD(O_FAULT, NULL, FAULT_MAP_EXTRA);
 	base = bpf_arena_base(arena_of(_metadata, self->obj));
 	ASSERT_EQ(0, (uintptr_t)base & 0xffffffffULL);
@@ -605,27 +572,19 @@ TEST_F(prog, cast_user_of_null_stays_null)
 struct reject_case {
 	const char *prog;
 	bool asm_only;		/* clang >= 19 cannot produce the misuse */
-	const char *msg_612;	/* upstream's verifier message (6.12) */
-	/*
-	 * The message the module's 6.1 support gives.  NULL: not known yet,
-	 * only the failure itself is asserted on 6.1.  6.1's EXPECTED TEXT
-	 * GOES HERE when the module's program support lands.
-	 */
-	const char *msg_61;
+	/* upstream's verifier message (6.12); the module gives the same one on 6.1 */
+	const char *msg;
 };
 
 static const struct reject_case reject_cases[] = {
-	{ "two_arenas", false, "Only one arena per program", NULL /* 6.1: TODO */ },
+	{ "two_arenas", false, "Only one arena per program" },
 	{ "cast_without_arena", false,
-	  "addr_space_cast insn can only be used in a program that has an associated arena",
-	  NULL /* 6.1: TODO */ },
-	{ "bad_cast", false, "addr_space_cast insn can only convert between address space 1 and 0",
-	  NULL /* 6.1: TODO */ },
+	  "addr_space_cast insn can only be used in a program that has an associated arena" },
+	{ "bad_cast", false, "addr_space_cast insn can only convert between address space 1 and 0" },
 	{ "not_sleepable", false,
-	  "program must be sleepable to call sleepable kfunc bpf_arena_alloc_pages",
-	  NULL /* 6.1: TODO */ },
-	{ "deref_without_cast", true, "invalid mem access 'scalar'", NULL /* 6.1: TODO */ },
-	{ "deref_loaded_pointer", true, "invalid mem access 'scalar'", NULL /* 6.1: TODO */ },
+	  "program must be sleepable to call sleepable kfunc bpf_arena_alloc_pages" },
+	{ "deref_without_cast", true, "invalid mem access 'scalar'" },
+	{ "deref_loaded_pointer", true, "invalid mem access 'scalar'" },
 };
 
 static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *self,
@@ -640,20 +599,14 @@ static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *s
 		if (!strcmp(reject_cases[i].prog, name))
 			c = &reject_cases[i];
 	ASSERT_NE(NULL, c);
-	REQUIRE_ARENA_PROGS();
 	if (c->asm_only && variant->native_casts)
 		SKIP(return, "clang >= 19 always emits the cast: only the asm build has %s", name);
 	err = open_load(_metadata, &self->obj, variant->build, O_REJECT, name, 0,
 			self->log, sizeof(self->log));
 	ASSERT_NE(0, err) TH_LOG("%s loaded", name);
-	want = bpf_arena_kernel_has_native() ? c->msg_612 : c->msg_61;
-	if (want) {
-		EXPECT_NE(NULL, strstr(self->log, want))
-			TH_LOG("%s: verifier log lacks \"%s\":\n%s", name, want, self->log);
-	} else {
-		TH_LOG("%s: rejected (%d); message not checked on this kernel; log tail: %s", name,
-		       err, strlen(self->log) > 200 ? self->log + strlen(self->log) - 200 : self->log);
-	}
+	want = c->msg;
+	EXPECT_NE(NULL, strstr(self->log, want))
+		TH_LOG("%s: verifier log lacks \"%s\":\n%s", name, want, self->log);
 }
 
 TEST_F(prog, reject_two_arenas) { reject_test(_metadata, self, variant, "two_arenas"); }

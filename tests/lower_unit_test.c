@@ -616,9 +616,11 @@ TEST(stack_alias_weakens)
 {
 	struct bpfa_lower_env env = env_default();
 	/* r2 = fp - 8; a store through r2 may overwrite the spilled arena pointer */
+	/* (r6: the context, a non-arena pointer) */
 	struct bpf_insn alias[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10), ALU64_IMM(BPF_ADD, 2, -8),
-		STX(BPF_DW, 2, 6, 0), LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0), EXIT,
+		MOV64_REG(6, 1), CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10),
+		ALU64_IMM(BPF_ADD, 2, -8), STX(BPF_DW, 2, 6, 0), LDX(BPF_DW, 3, 10, -8),
+		LDX(BPF_W, 0, 3, 0), EXIT,
 	};
 	/* a helper given a frame pointer may write the frame */
 	struct bpf_insn helper[] = {
@@ -632,20 +634,21 @@ TEST(stack_alias_weakens)
 	};
 	/* once a frame pointer was spilled, any non-arena store may hit the frame */
 	struct bpf_insn esc[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10), STX(BPF_DW, 10, 2, -16),
-		MOV64_IMM(2, 0), STX(BPF_DW, 7, 6, 0), LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0),
-		EXIT,
+		MOV64_REG(6, 1), CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10),
+		STX(BPF_DW, 10, 2, -16), MOV64_IMM(2, 0), STX(BPF_DW, 7, 6, 0),
+		LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0), EXIT,
 	};
 	struct bpfa_lower_result r;
 	const char *m6 = "bpf_arena: insn 6: same insn cannot be used with different pointers\n";
 
-	LOWER_ERR(env, alias, -EINVAL, 6, m6);
+	LOWER_ERR(env, alias, -EINVAL, 7,
+		  "bpf_arena: insn 7: same insn cannot be used with different pointers\n");
 	LOWER_ERR(env, helper, -EINVAL, 6, m6);
 	ASSERT_EQ(0, bpfa_lower(&env, nohelper, N(nohelper), &r));
 	ASSERT_EQ(1, r.placeholders);
 	free_res(&env, &r);
-	LOWER_ERR(env, esc, -EINVAL, 7,
-		  "bpf_arena: insn 7: same insn cannot be used with different pointers\n");
+	LOWER_ERR(env, esc, -EINVAL, 8,
+		  "bpf_arena: insn 8: same insn cannot be used with different pointers\n");
 }
 
 /* ================= lowering: ld_imm64 ================= */
@@ -822,8 +825,15 @@ TEST(subprog_types)
 	};
 	/* two callers disagree on r1: the callee's access is ambiguous */
 	struct bpf_insn mix[] = {
-		CAST_KERN(1, 1), PCALL(3), MOV64_IMM(1, 0), PCALL(1), EXIT,
-		LDX(BPF_W, 0, 1, 0), EXIT,
+		/* 0 */ CAST_KERN(1, 1),
+		/* 1 */ PCALL(5),		/* -> 7 with an arena pointer */
+		/* 2 */ CALL(1),
+		/* 3 */ MOV64_REG(1, 0),	/* a helper's result: not an arena pointer */
+		/* 4 */ PCALL(2),		/* -> 7 */
+		/* 5 */ MOV64_IMM(0, 0),
+		/* 6 */ EXIT,
+		/* 7 */ LDX(BPF_W, 0, 1, 0),
+		/* 8 */ EXIT,
 	};
 	struct bpfa_lower_result r;
 
@@ -833,8 +843,81 @@ TEST(subprog_types)
 	ASSERT_EQ(LDX(BPF_W, 2, 1, 0).code, r.insns[r.new_idx[6]].code);
 	ASSERT_EQ(1, (int)r.insns[r.new_idx[6]].src_reg);
 	free_res(&env, &r);
-	LOWER_ERR(env, mix, -EINVAL, 5,
-		  "bpf_arena: insn 5: same insn cannot be used with different pointers\n");
+	LOWER_ERR(env, mix, -EINVAL, 7,
+		  "bpf_arena: insn 7: same insn cannot be used with different pointers\n");
+}
+
+/* Constants (NULL) and unset registers give way to arena pointers in joins. */
+TEST(null_and_unset_join_arena_pointers)
+{
+	struct bpfa_lower_env env = env_default();
+	/* static subprog returning NULL or an arena pointer, dereferenced after a check */
+	struct bpf_insn ret_null[] = {
+		/* 0 */ PCALL(4),		/* -> 5 */
+		/* 1 */ JMP_IMM(BPF_JEQ, 0, 0, 1),
+		/* 2 */ LDX(BPF_W, 0, 0, 0),	/* arena access */
+		/* 3 */ MOV64_IMM(0, 0),
+		/* 4 */ EXIT,
+		/* 5 */ MOV64_IMM(0, 0),
+		/* 6 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 7 */ CAST_KERN(0, 1),
+		/* 8 */ EXIT,
+	};
+	/* r2 unset on one path, an arena pointer on the other */
+	struct bpf_insn unset[] = {
+		/* 0 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 1 */ CAST_KERN(2, 1),
+		/* 2 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 3 */ LDX(BPF_W, 0, 2, 0),
+		/* 4 */ MOV64_IMM(0, 0),
+		/* 5 */ EXIT,
+	};
+	/* a constant or a context pointer: not an arena access, left alone */
+	struct bpf_insn const_none[] = {
+		/* 0 */ MOV64_IMM(2, 0),
+		/* 1 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 2 */ MOV64_REG(2, 1),
+		/* 3 */ LDX(BPF_W, 0, 2, 0),
+		/* 4 */ EXIT,
+	};
+	/* a spilled NULL filled back joins an arena pointer */
+	struct bpf_insn spill_null[] = {
+		/* 0 */ MOV64_IMM(3, 0),
+		/* 1 */ STX(BPF_DW, 10, 3, -8),
+		/* 2 */ JMP_IMM(BPF_JEQ, 1, 0, 2),
+		/* 3 */ CAST_KERN(3, 1),
+		/* 4 */ STX(BPF_DW, 10, 3, -8),
+		/* 5 */ LDX(BPF_DW, 4, 10, -8),
+		/* 6 */ JMP_IMM(BPF_JEQ, 4, 0, 1),
+		/* 7 */ LDX(BPF_DW, 0, 4, 0),
+		/* 8 */ MOV64_IMM(0, 0),
+		/* 9 */ EXIT,
+	};
+	/* an arena pointer and a context pointer still may not meet */
+	struct bpf_insn ctx_mix[] = {
+		/* 0 */ MOV64_REG(2, 1),
+		/* 1 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 2 */ CAST_KERN(2, 1),
+		/* 3 */ LDX(BPF_W, 0, 2, 0),
+		/* 4 */ EXIT,
+	};
+	struct bpfa_lower_result r;
+
+	ASSERT_EQ(0, bpfa_lower(&env, ret_null, N(ret_null), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(1, r.placeholders);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, unset, N(unset), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(1, r.placeholders);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, const_none, N(const_none), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, r.placeholders);
+	ASSERT_EQ(N(const_none), r.len);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, spill_null, N(spill_null), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(1, r.placeholders);
+	free_res(&env, &r);
+	LOWER_ERR(env, ctx_mix, -EINVAL, 3,
+		  "bpf_arena: insn 3: same insn cannot be used with different pointers\n");
 }
 
 TEST(structure_errors)
