@@ -872,6 +872,18 @@ TEST(null_and_unset_join_arena_pointers)
 		/* 4 */ MOV64_IMM(0, 0),
 		/* 5 */ EXIT,
 	};
+	/* r1 clobbered by a helper call on one path, an arena pointer on the other */
+	struct bpf_insn clobbered[] = {
+		/* 0 */ MOV64_REG(6, 1),
+		/* 1 */ JMP_IMM(BPF_JEQ, 6, 0, 2),
+		/* 2 */ CALL(1),
+		/* 3 */ JA(1),
+		/* 4 */ CAST_KERN(1, 6),
+		/* 5 */ JMP_IMM(BPF_JNE, 6, 0, 1),
+		/* 6 */ LDX(BPF_W, 0, 1, 0),	/* arena access */
+		/* 7 */ MOV64_IMM(0, 0),
+		/* 8 */ EXIT,
+	};
 	/* a constant or a context pointer: not an arena access, left alone */
 	struct bpf_insn const_none[] = {
 		/* 0 */ MOV64_IMM(2, 0),
@@ -908,6 +920,10 @@ TEST(null_and_unset_join_arena_pointers)
 	free_res(&env, &r);
 	ASSERT_EQ(0, bpfa_lower(&env, unset, N(unset), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(1, r.placeholders);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, clobbered, N(clobbered), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(1, r.placeholders);
+	ASSERT_EQ(BPF_LDX | BPF_MEM | BPF_W, r.insns[r.new_idx[6] + 4].code);
 	free_res(&env, &r);
 	ASSERT_EQ(0, bpfa_lower(&env, const_none, N(const_none), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(0, r.placeholders);
