@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf_insn.h"
@@ -127,6 +128,63 @@ static int load_raw(enum bpf_prog_type t, const struct bpf_insn *insns, unsigned
 	return fd;
 }
 
+/*
+ * Programs with a bpf_loop() callback need BTF func_info: one static FUNC
+ * for the main program and one for the callback (insn LOOP_CB).
+ */
+#define LOOP_CB 11
+static int loop_btf_fd = -1;
+
+static int load_loop_prog(const struct bpf_insn *insns, unsigned int cnt)
+{
+	struct bpf_func_info fi[2];
+	union bpf_attr attr;
+	int fd;
+
+	if (loop_btf_fd < 0) {
+		struct btf *btf = btf__new_empty();
+		int l, vp, pm, pc, err;
+
+		l = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+		vp = btf__add_ptr(btf, 0);
+		pm = btf__add_func_proto(btf, l);
+		btf__add_func_param(btf, "ctx", vp);
+		pc = btf__add_func_proto(btf, l);
+		btf__add_func_param(btf, "i", l);
+		btf__add_func_param(btf, "data", vp);
+		btf__add_func(btf, "bench_main", BTF_FUNC_STATIC, pm);
+		btf__add_func(btf, "bench_cb", BTF_FUNC_STATIC, pc);
+		err = btf__load_into_kernel(btf);
+		if (err)
+			die("btf load", err);
+		loop_btf_fd = btf__fd(btf);	/* kept: btf is never freed */
+	}
+	fi[0] = (struct bpf_func_info){ .insn_off = 0, .type_id = 5 };
+	fi[1] = (struct bpf_func_info){ .insn_off = LOOP_CB, .type_id = 6 };
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+	attr.insns = ptr_u64(insns);
+	attr.insn_cnt = cnt;
+	attr.license = ptr_u64("GPL");
+	attr.prog_flags = BPF_F_SLEEPABLE;
+	attr.prog_btf_fd = loop_btf_fd;
+	attr.func_info_rec_size = sizeof(fi[0]);
+	attr.func_info = ptr_u64(fi);
+	attr.func_info_cnt = 2;
+	fd = bpf_sys(BPF_PROG_LOAD, &attr);
+	if (fd < 0) {
+		fd = -errno;
+		attr.log_buf = ptr_u64(vlog);
+		attr.log_size = sizeof(vlog);
+		attr.log_level = 1;
+		vlog[0] = 0;
+		bpf_sys(BPF_PROG_LOAD, &attr);
+		printf("# loop load failed: %s\n%s\n", strerror(-fd), vlog);
+		die("loop prog load", fd);
+	}
+	return fd;
+}
+
 struct jinfo {
 	__u32 jited_len, xlated_cnt, nfuncs;
 	__u32 func_lens[8];
@@ -178,7 +236,6 @@ static void dump_img(const char *name, const struct jinfo *j, __u32 off, __u32 l
  * 1 << 44, prefaulted); with arena=false the same callback without the
  * cast and the memory accesses (the loop's own cost).
  */
-#define LOOP_CB 11
 static unsigned int loop_prog(struct bpf_insn *p, int afd, bool arena)
 {
 	unsigned int n = 0;
@@ -272,15 +329,17 @@ static void bench_code(int afd)
 	dump_img("code64", &j1, 0, j1.jited_len);
 	/* the loop program's callback (second function) */
 	n = loop_prog(p, afd, true);
-	fd = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
+	fd = load_loop_prog(p, n);
 	prog_info(fd, &jl);
 	close(fd);
+	if (jl.nfuncs != 2)
+		printf("# loop program: %u jited funcs\n", jl.nfuncs);
 	if (jl.nfuncs == 2) {
 		out("code_loop_cb_jit_bytes", jl.func_lens[1], "bytes");
 		dump_img("loop_cb", &jl, jl.func_lens[0], jl.func_lens[1]);
 	}
 	n = loop_prog(p, -1, false);
-	fd = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
+	fd = load_loop_prog(p, n);
 	prog_info(fd, &jl);
 	close(fd);
 	if (jl.nfuncs == 2)
@@ -299,15 +358,15 @@ static void bench_loop(int afd)
 		double t = now_ns();
 
 		n = loop_prog(p, afd, true);
-		fa = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
+		fa = load_loop_prog(p, n);
 		l[r] = (now_ns() - t) / 1e3;
 		close(fa);
 	}
 	outm("load_arena_raw_prog", l, reps, "us");
 	n = loop_prog(p, afd, true);
-	fa = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
+	fa = load_loop_prog(p, n);
 	n = loop_prog(p, -1, false);
-	fe = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
+	fe = load_loop_prog(p, n);
 	for (r = 0; r < reps; r++) {
 		double t = now_ns();
 
@@ -391,7 +450,8 @@ static double load_nonarena_once(int loops)
 	t = now_ns();
 	for (i = 0; i < loops; i++)
 		for (w = 0; w < 3; w++)
-			close(load_raw(types[w], p[w], cnt[w], 0));
+			close(load_raw(types[w], p[w], cnt[w],
+				       types[w] == BPF_PROG_TYPE_SYSCALL ? BPF_F_SLEEPABLE : 0));
 	return (now_ns() - t) / loops / 1e3;
 }
 
@@ -448,8 +508,7 @@ static struct bpf_object *open_obj(void)
 static double run_obj(struct bpf_object *obj, const char *name, struct bench_args *a)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a),
-		    .ctx_out = a, .ctx_size_out = sizeof(*a));
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a));
 	double t;
 	int err;
 
@@ -460,6 +519,8 @@ static double run_obj(struct bpf_object *obj, const char *name, struct bench_arg
 	t = now_ns() - t;
 	if (err)
 		die(name, err);
+	if (strcmp(name, "list_del_all"))
+		a->n = o.retval;
 	if (a->err) {
 		printf("# %s: err %llu\n", name, (unsigned long long)a->err);
 		die(name, -EIO);
@@ -484,6 +545,11 @@ static void bench_obj(void)
 	outm("load_arena_obj_libbpf", v, reps, "ms");
 
 	obj = open_obj();
+	memset(&a, 0, sizeof(a));
+	a.cnt = 1000;				/* warm-up: head, first pages */
+	run_obj(obj, "list_add", &a);
+	memset(&a, 0, sizeof(a));
+	run_obj(obj, "list_del_all", &a);
 	{
 		static const long sizes[2] = { 1000, 100000 };
 		static const char *names[2] = { "bpf_list_add_del_1000", "bpf_list_add_del_100k" };
@@ -635,9 +701,19 @@ static long memfree_kb(void)
 	return v;
 }
 
+/* Waits until MemFree stops moving (RCU, deferred and per-CPU frees). */
 static void settle(void)
 {
-	usleep(200000);	/* RCU / deferred frees */
+	long prev = memfree_kb(), cur;
+	int i;
+
+	for (i = 0; i < 30; i++) {
+		usleep(100000);
+		cur = memfree_kb();
+		if (labs(cur - prev) < 128)
+			break;
+		prev = cur;
+	}
 }
 
 /* MiB used (MemFree delta) by a 4 GiB arena with every (100/pct)th page touched. */
@@ -735,6 +811,8 @@ int main(int argc, char **argv)
 #define SECTION(s) (!only || strstr(only, s))
 	if (SECTION("load"))
 		bench_nonarena_load();
+	if (SECTION("mem"))
+		bench_mem();
 	afd = raw_arena(16, 1ULL << 44, &base);
 	memset(base, 0, 16 * PG);
 	if (SECTION("code"))
@@ -747,8 +825,6 @@ int main(int argc, char **argv)
 		bench_obj();
 	if (SECTION("user"))
 		bench_user();
-	if (SECTION("mem"))
-		bench_mem();
 	printf("BENCH-DONE\n");
 	return 0;
 }

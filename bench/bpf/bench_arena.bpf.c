@@ -44,6 +44,8 @@ static int add_cb(__u32 i, void *data)
 SEC("syscall")
 int list_add(struct bench_args *args)
 {
+	struct bench_args c = {};
+
 	if (!list_head) {
 		arena_list_head_t *h = bpf_alloc(sizeof(*h));
 
@@ -55,8 +57,8 @@ int list_add(struct bench_args *args)
 		cast_user(h);
 		list_head = h;
 	}
-	args->err = 0;
-	bpf_loop(args->cnt, add_cb, args, 0);
+	bpf_loop(args->cnt, add_cb, &c, 0);
+	args->err = c.err;
 	return 0;
 }
 
@@ -178,6 +180,8 @@ static int look_cb(__u32 i, void *data)
 SEC("syscall")
 int htab_upd_lookup(struct bench_args *args)
 {
+	struct bench_args c = {};
+
 	if (!htab_u) {
 		struct htab __arena *h = bpf_alloc(sizeof(*h));
 		void __arena *buckets = bpf_arena_alloc_pages(&arena, NULL, 2, NUMA_NO_NODE, 0);
@@ -192,12 +196,11 @@ int htab_upd_lookup(struct bench_args *args)
 		cast_user(h);
 		htab_u = h;
 	}
-	args->err = 0;
-	args->n = 0;
-	bpf_loop(args->cnt, upd_cb, args, 0);
-	if (!args->err)
-		bpf_loop(args->cnt, look_cb, args, 0);
-	return 0;
+	bpf_loop(args->cnt, upd_cb, &c, 0);
+	if (!c.err)
+		bpf_loop(args->cnt, look_cb, &c, 0);
+	args->err = c.err;
+	return c.n;	/* the count: returned, not stored (clang would vary the ctx offset) */
 }
 
 /* ---- bpf_arena_alloc_pages / free_pages of args->pages, cnt times ------- */
@@ -219,10 +222,11 @@ static int alloc_cb(__u32 i, void *data)
 SEC("syscall")
 int alloc_free(struct bench_args *args)
 {
-	args->err = 0;
-	args->n = 0;
-	bpf_loop(args->cnt, alloc_cb, args, 0);
-	return 0;
+	struct bench_args c = { .pages = args->pages };
+
+	bpf_loop(args->cnt, alloc_cb, &c, 0);
+	args->err = c.err;
+	return c.n;	/* the count: returned, not stored (clang would vary the ctx offset) */
 }
 
 char _license[] SEC("license") = "GPL";
