@@ -297,6 +297,19 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 			 i, start, (__u32)t);
 		return -EINVAL;
 	}
+	/* With blinding requested, no immediate may reach the image unblinded. */
+	for (i = 0; env->refuse_st_imm && i < len; i++) {
+		if (!match_form(env, insns, len, i, &f))
+			continue;
+		if (f.kind == BPFA_PH_ST) {
+			res->err_insn = i;
+			snprintf(res->msg, sizeof(res->msg),
+				 "bpf_arena: insn %u: a store of an immediate into the arena cannot be constant-blinded here (bpf_jit_harden); store a register instead\n",
+				 i);
+			return -EOPNOTSUPP;
+		}
+		i += f.len - 1;
+	}
 	/* Pass 2: rewrite. */
 	for (i = 0; i < len; i++) {
 		if (!match_form(env, insns, len, i, &f))

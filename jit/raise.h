@@ -17,6 +17,12 @@ struct bpfa_raise_env {
 	__u64 companion_value;	/* imm64 of the companion ld_imm64 after verification */
 	__u64 kern_vm_start;	/* kernel address of arena offset 0 */
 	__u64 user_vm_start;	/* user address of arena offset 0 */
+	/*
+	 * Constant blinding is requested: an ST form would put its immediate
+	 * verbatim in the image (blinding skips instructions naming AX), so
+	 * the whole program is refused instead.
+	 */
+	bool refuse_st_imm;
 };
 
 struct bpfa_raise_result {
@@ -27,7 +33,8 @@ struct bpfa_raise_result {
 
 /*
  * 0: res->raised forms rewritten.  -EINVAL: a jump lands inside a form (after its
- * first instruction); nothing was rewritten, res->msg says where.
+ * first instruction); -EOPNOTSUPP: an ST form with env->refuse_st_imm.  On error
+ * nothing was rewritten and res->msg says where.
  */
 int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 len,
 	       struct bpfa_raise_result *res);

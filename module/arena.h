@@ -112,10 +112,13 @@ int arena_mem_init(struct bpf_arena *arena);
 int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end);
 void arena_mem_free(struct bpf_arena *arena);
 
-/* companion.c: what arena programs name instead of the arena map. */
+/*
+ * companion.c: what arena programs name instead of the arena map.  Both
+ * calls below run only inside an fd snapshot (fd_snapshot.h).
+ */
 /* Creates the arena's companion once; 0 or -errno. */
 int arena_companion_get(struct bpf_arena *arena);
-/* A new O_RDWR fd of the companion in the current task, or -errno. */
+/* A new O_RDWR fd of the companion in the current (private) table, or -errno. */
 int arena_companion_new_fd(struct bpf_arena *arena);
 /*
  * The arena whose companion value is at value, with a reference taken, or

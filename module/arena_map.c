@@ -266,14 +266,16 @@ static int arena_map_check_btf(const struct bpf_map *map, const struct btf *btf,
 	return 0;
 }
 
+/*
+ * The stock 6.1 verifier must never get an address from an arena: arena
+ * globals are lowered to constants before it runs (jit/lower.c), so it only
+ * sees an arena ld_imm64 MAP_VALUE when something bypassed the lowering (a
+ * BPF_PROG_TYPE_SYSCALL program's bpf_sys_bpf(), or a sibling thread that
+ * swapped an fd after the module looked).  Refuse it there.
+ */
 static int arena_map_direct_value_addr(const struct bpf_map *map, u64 *imm, u32 off)
 {
-	const struct bpf_arena *arena = container_of(map, struct bpf_arena, map);
-
-	if ((u64)off > arena->user_vm_end - arena->user_vm_start)
-		return -ERANGE;
-	*imm = arena->user_vm_start;
-	return 0;
+	return -EINVAL;
 }
 
 static bool arena_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1)

@@ -27,6 +27,7 @@
 
 #include "btf_load.h"
 #include "kernel_compat.h"
+#include "stock_checks.h"
 
 #define ARG_ARENA_TAG	"arg:arena"
 /* The kernel's own limit on BTF blobs (BTF_MAX_SIZE). */
@@ -273,6 +274,9 @@ long arena_btf_load(const struct pt_regs *regs, long (*orig)(const struct pt_reg
 	memset(&attr, 0, sizeof(attr));
 	if (copy_from_user(&attr, uattr, min_t(size_t, size, sizeof(attr))) ||
 	    attr.btf_size < sizeof(struct btf_header) || attr.btf_size > BTF_SIZE_MAX)
+		return orig(regs);
+	/* Permissions before work: no copy or parse for a caller 6.1 refuses. */
+	if (stock_btf_load_check(&attr, min_t(size_t, size, sizeof(attr))))
 		return orig(regs);
 	b.size = attr.btf_size;
 	b.data = kvmalloc(b.size, GFP_KERNEL);

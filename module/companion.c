@@ -12,8 +12,14 @@
  * Lifetime: the arena holds its companion until the arena is freed; a
  * program holds the arena (the companion's used_maps slot is switched to the
  * arena before the program is published, see prog_hooks.c).  The companion
- * has no id, so nobody can get an fd of it by id; loaders get a temporary fd
- * for the duration of one BPF_PROG_LOAD.
+ * has no id, so nobody can get an fd of it by id.
+ *
+ * Identity: the companion is created, and its fds exist, only inside the
+ * loading task's private fd table (fd_snapshot.c): no other thread can
+ * replace the fd between creation and the fdget() below, nor use it.  From
+ * then on the module knows it by the struct bpf_map pointer it holds (the
+ * raise matches its value address, select_runtime its pointer), never by an
+ * fd number or a shape.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,7 +66,7 @@ static struct bpf_map *companion_create(void)
 		return ERR_PTR(fd);
 	f = fdget(fd);
 	if (!f.file || f.file->f_op != ksyms.bpf_map_fops) {
-		/* Another thread replaced the fd under us. */
+		/* Cannot happen in a private table; refuse rather than guess. */
 		fdput(f);
 		return ERR_PTR(-EBUSY);
 	}

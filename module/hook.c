@@ -42,8 +42,16 @@ static int hook_install_one(struct arena_hook *hook)
 		return -ENOENT;
 	}
 	hook->ops.func = hook_callback;
-	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
-			  FTRACE_OPS_FL_IPMODIFY;
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: in 6.1 that flag asks ftrace to wrap the
+	 * callback in its recursion guard, which silently skips it when a
+	 * trace is already nested in this context.  A skipped redirect of
+	 * search_bpf_extables() would leave a faulting arena access without
+	 * its fixup (an oops), so the callback must always run; it is
+	 * stateless, notrace and calls nothing traceable, so it is safe to
+	 * re-enter (docs/SECURITY.md, "ftrace and the fault fixup").
+	 */
+	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 	err = ftrace_set_filter_ip(&hook->ops, hook->orig, 0, 0);
 	if (err) {
 		pr_err("cannot hook %s: ftrace_set_filter_ip failed (%d)\n", hook->name, err);

@@ -20,6 +20,7 @@
 #endif
 
 #include <linux/bpf.h>
+#include <linux/fdtable.h>
 
 /*
  * 6.1 exports kern_sys_bpf() (kernel/bpf/syscall.c) for light skeletons but
@@ -42,5 +43,16 @@ int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
  *    before used_maps is set; bpf_prog_select_runtime() runs after
  *    bpf_check() and before the program gets an id or fd.
  */
+
+/*
+ * dup_fd() (fs/file.c, not exported; declared in linux/fdtable.h): Debian's
+ * 6.1.0-5x kernels carry the 6.11 form dup_fd(oldf, punch_hole), NULL for a
+ * whole copy, returning ERR_PTR.  Older 6.1 stables had
+ * dup_fd(oldf, max_fds, &err); a build against one fails here, on purpose.
+ */
+static inline struct files_struct *arena_dup_fd(typeof(&dup_fd) fn, struct files_struct *oldf)
+{
+	return fn(oldf, NULL);
+}
 
 #endif /* BPF_ARENA_KERNEL_COMPAT_H */

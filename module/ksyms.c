@@ -39,6 +39,9 @@ static const struct {
 	KSYM(btf_name_by_offset, "btf_name_by_offset"),
 	KSYM(bpf_jit_enable, "bpf_jit_enable"),
 	KSYM(is_bpf_text_address, "is_bpf_text_address"),
+	KSYM(dup_fd, "dup_fd"),
+	KSYM(put_files_struct, "put_files_struct"),
+	KSYM(sysctl_unprivileged_bpf_disabled, "sysctl_unprivileged_bpf_disabled"),
 };
 
 int ksyms_init(void)

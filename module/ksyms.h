@@ -7,6 +7,7 @@
 #define BPF_ARENA_KSYMS_H
 
 #include <linux/bpf.h>
+#include <linux/fdtable.h>
 #include <linux/idr.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -26,6 +27,9 @@ struct arena_ksyms {
 	const char *(*btf_name_by_offset)(const struct btf *btf, u32 offset);
 	int *bpf_jit_enable;
 	bool (*is_bpf_text_address)(unsigned long addr);
+	typeof(&dup_fd) dup_fd;
+	void (*put_files_struct)(struct files_struct *files);
+	int *sysctl_unprivileged_bpf_disabled;
 };
 
 extern struct arena_ksyms ksyms;

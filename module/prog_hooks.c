@@ -8,7 +8,9 @@
  *    finds nothing left to raise.
  *  - bpf_prog_select_runtime(): after bpf_check() and before the program
  *    gets an id or an fd, its used_maps slot of the companion becomes the
- *    arena, so the program holds its arena (and bpftool shows it).
+ *    arena, so the program holds its arena (and bpftool shows it); after
+ *    the JIT, a program that is not JITed or whose raise failed is refused
+ *    there, so it never gets an id or an fd.
  *  - search_bpf_extables(): fault fixups of raised accesses (fault_x86.c).
  * Any program outside a load context passes all three untouched.
  */
@@ -93,9 +95,11 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 
 	if (!ctx || ctx->err || !prog->jit_requested || bpf_prog_was_classic(prog))
 		return orig(prog);
+	/* The companion the module created and holds: identity by pointer. */
 	env.companion_value = ctx->arena->companion_value;
 	env.kern_vm_start = ctx->arena->kern_vm_start;
 	env.user_vm_start = ctx->arena->user_vm_start;
+	env.refuse_st_imm = prog->blinding_requested;
 	err = bpfa_raise(&env, prog->insnsi, prog->len, &res);
 	if (err) {
 		/* Not JITed: the load fails (see prog_load.c), nothing runs. */
@@ -152,17 +156,34 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 	struct arena_load_ctx *ctx = arena_load_ctx_current();
 	int ret;
 
-	if (ctx && !ctx->used_maps_done && !bpf_prog_was_classic(fp)) {
-		mutex_lock(&fp->aux->used_maps_mutex);
-		ret = arena_swap_used_map(fp->aux, ctx->arena);
-		mutex_unlock(&fp->aux->used_maps_mutex);
-		if (ret) {
-			*err = ret;
-			return fp;
-		}
-		ctx->used_maps_done = true;
+	if (!ctx || ctx->used_maps_done || bpf_prog_was_classic(fp))
+		return orig(fp, err);
+	mutex_lock(&fp->aux->used_maps_mutex);
+	ret = arena_swap_used_map(fp->aux, ctx->arena);
+	mutex_unlock(&fp->aux->used_maps_mutex);
+	if (ret) {
+		*err = ret;
+		return fp;
 	}
-	return orig(fp, err);
+	ctx->used_maps_done = true;
+	fp = orig(fp, err);
+	/*
+	 * Refuse here, before the program gets an id or an fd: once either
+	 * exists another thread can reach it (GET_FD_BY_ID, dup()).  A raise
+	 * that failed, or a program the JIT gave up on (with subprograms,
+	 * jit_subprogs() falls back to the interpreter, where placeholders
+	 * would run unraised), never becomes visible.
+	 */
+	if (*err)
+		return fp;
+	if (ctx->err) {
+		*err = ctx->err;
+	} else if (!fp->jited) {
+		*err = -EOPNOTSUPP;
+		ctx->err = -EOPNOTSUPP;
+		strscpy(ctx->msg, "JIT is required to use arena\n", sizeof(ctx->msg));
+	}
+	return fp;
 }
 
 static const struct exception_table_entry *arena_search_bpf_extables(unsigned long addr)

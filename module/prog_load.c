@@ -9,7 +9,18 @@
  * the instructions, func_info, line_info, core_relos and fd_array (the
  * verifier log stays the user's).  The stock verifier decides; the JIT hook
  * raises the verified placeholders (prog_hooks.c); a program that ends up
- * not JITed is refused, so no arena program runs unraised.
+ * not JITed is refused before it gets an id or an fd, so no arena program
+ * runs unraised.
+ *
+ * Who reaches this: any caller of bpf(BPF_PROG_LOAD).  The stock path's
+ * permission checks come first (stock_checks.c): a caller the kernel would
+ * turn away costs nothing here.  Every user buffer (attr, insns, fd_array,
+ * func_info, line_info, core_relos, license) is read ONCE into kernel
+ * memory and only the copy is used.  An arena program is loaded inside a
+ * private copy of the task's fd table (fd_snapshot.c), so no other thread
+ * can change what an fd number means between the module's lookups and the
+ * verifier's, and the companion map and the new program never appear in the
+ * task's own table until the load has passed every check.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,17 +39,21 @@
 #include "kfunc.h"
 #include "ksyms.h"
 #include "lower.h"
+#include "fd_snapshot.h"
 #include "prog_ctx.h"
 #include "prog_load.h"
+#include "stock_checks.h"
 
 /* The verifier's limits on func_info, line_info and core_relo records. */
 #define REC_SIZE_MAX		252
 #define FD_ARRAY_MAX		(1U << 16)
 
 struct prog_load {
-	union bpf_attr attr;			/* the user's */
-	struct bpf_insn *insns;			/* the user's, copied */
+	union bpf_attr attr;			/* the user's, copied once */
+	struct bpf_insn *insns;			/* the user's, copied once */
 	u32 len;
+	u32 *fds;				/* fd_array, copied once (fd_cnt entries) */
+	u32 fd_cnt;
 	struct bpf_arena *arena;		/* referenced */
 };
 
@@ -65,25 +80,22 @@ static bool is_idx_ldimm64(const struct bpf_insn *insn)
 	return insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE;
 }
 
-/* fd_array[idx] of the user's attr, or -1. */
-static int user_fd_array_get(const union bpf_attr *attr, u32 idx)
+/* fd_array[idx] from the kernel copy, or -1 where the copy has no such entry. */
+static int pl_fd(const struct prog_load *pl, s64 idx)
 {
-	u32 __user *fds = u64_to_user_ptr(attr->fd_array);
-	u32 fd;
-
-	if (!attr->fd_array || get_user(fd, fds + idx))
+	if (!pl->fds || idx < 0 || idx >= pl->fd_cnt)
 		return -1;
-	return fd;
+	return pl->fds[idx];
 }
 
 /* The map an ld_imm64 names, if it is an arena; a reference is taken. */
-static struct bpf_arena *ldimm64_arena(const union bpf_attr *attr, const struct bpf_insn *insn)
+static struct bpf_arena *ldimm64_arena(const struct prog_load *pl, const struct bpf_insn *insn)
 {
 	struct bpf_arena *arena = NULL;
 	struct fd f;
 	int fd;
 
-	fd = is_idx_ldimm64(insn) ? user_fd_array_get(attr, insn->imm) : insn->imm;
+	fd = is_idx_ldimm64(insn) ? pl_fd(pl, insn->imm) : insn->imm;
 	if (fd < 0)
 		return NULL;
 	f = fdget(fd);
@@ -127,7 +139,7 @@ static int find_arena(struct prog_load *pl)
 			i++;
 			continue;
 		}
-		arena = ldimm64_arena(&pl->attr, &pl->insns[i++]);
+		arena = ldimm64_arena(pl, &pl->insns[i++]);
 		if (!arena)
 			continue;
 		if (!pl->arena) {
@@ -182,7 +194,7 @@ static void lower_free(void *ctx, void *p)
 static enum bpfa_ld_kind lower_classify_ldimm64(void *ctx, const struct bpf_insn *insn)
 {
 	struct prog_load *pl = ctx;
-	struct bpf_arena *arena = ldimm64_arena(&pl->attr, insn);
+	struct bpf_arena *arena = ldimm64_arena(pl, insn);
 	bool ours = arena == pl->arena;
 
 	if (!arena)
@@ -216,7 +228,7 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 	/* Module kfuncs come with their BTF's fd at fd_array[off] (off > 0). */
 	if (insn->off <= 0)
 		return BPFA_KF_OTHER;
-	fd = user_fd_array_get(&pl->attr, insn->off);
+	fd = pl_fd(pl, insn->off);
 	if (fd < 0)
 		return BPFA_KF_OTHER;
 	btf = ksyms.btf_get_by_fd(fd);
@@ -233,8 +245,10 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 /*
  * A kernel copy of cnt user records of rec_size bytes whose first u32 is an
  * instruction offset (in units of unit bytes), moved to the lowered program.
+ * one_to_one: each record must name an instruction the lowering kept as one
+ * instruction (-EOPNOTSUPP otherwise), checked on the copy itself.
  */
-static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit,
+static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit, bool one_to_one,
 			 const struct bpfa_lower_result *res, u32 old_len, void **kbuf)
 {
 	u32 i, off;
@@ -258,6 +272,11 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit,
 		off = *insn_off / unit;
 		if (*insn_off % unit)
 			continue;	/* the verifier rejects it */
+		if (off < old_len && one_to_one &&
+		    res->new_idx[off + 1] - res->new_idx[off] != 1) {
+			kvfree(buf);
+			return -EOPNOTSUPP;
+		}
 		if (off < old_len)
 			*insn_off = res->new_idx[off] * unit;
 		else
@@ -268,52 +287,65 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit,
 	return 0;
 }
 
-/* CO-RE relocations can only follow instructions lowered one to one. */
-static int check_core_relos(const struct prog_load *pl, const struct bpfa_lower_result *res)
-{
-	const struct bpf_core_relo __user *urelo = u64_to_user_ptr(pl->attr.core_relos);
-	u32 i, off;
-
-	for (i = 0; i < pl->attr.core_relo_cnt; i++) {
-		if (get_user(off, (const u32 __user *)((const u8 __user *)urelo +
-						       (size_t)i * pl->attr.core_relo_rec_size)))
-			return -EFAULT;
-		off /= sizeof(struct bpf_insn);
-		if (off < pl->len && res->new_idx[off + 1] - res->new_idx[off] != 1)
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/* A kernel copy of the fd_array entries the program can name. */
-static int copy_fd_array(struct prog_load *pl, union bpf_attr *kattr, u32 **kfds)
+/*
+ * The kernel copy of fd_array, read once before anything looks at it: it
+ * covers exactly the entries the program can name (ld_imm64 MAP_IDX indexes
+ * and kfunc BTF slots), which is what 6.1 will read from it.  Indexes that
+ * cannot be covered (negative, or FD_ARRAY_MAX and above) are left out here
+ * and refused for arena programs (check_fd_indexes()); 6.1 would read them
+ * out of the copy's bounds.
+ */
+static int copy_fd_array(struct prog_load *pl)
 {
 	u32 i, n = 0;
 
-	*kfds = NULL;
 	if (!pl->attr.fd_array)
 		return 0;
 	for (i = 0; i < pl->len; i++) {
 		const struct bpf_insn *insn = &pl->insns[i];
 
-		if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0)
-			n = max_t(u32, n, min_t(u32, insn->imm, FD_ARRAY_MAX) + 1);
+		if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0 &&
+		    insn->imm < FD_ARRAY_MAX)
+			n = max_t(u32, n, insn->imm + 1);
 		if (insn->code == (BPF_JMP | BPF_CALL) &&
 		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL && insn->off > 0)
 			n = max_t(u32, n, insn->off + 1);
 	}
 	if (!n)
 		n = 1;
-	*kfds = kvcalloc(n, sizeof(u32), GFP_KERNEL);
-	if (!*kfds)
+	pl->fds = kvcalloc(n, sizeof(u32), GFP_KERNEL);
+	if (!pl->fds)
 		return -ENOMEM;
 	/* Entries past the user's array are read as the kernel would: EFAULT. */
-	if (copy_from_user(*kfds, u64_to_user_ptr(pl->attr.fd_array), n * sizeof(u32))) {
-		kvfree(*kfds);
-		*kfds = NULL;
+	if (copy_from_user(pl->fds, u64_to_user_ptr(pl->attr.fd_array), n * sizeof(u32))) {
+		kvfree(pl->fds);
+		pl->fds = NULL;
 		return -EFAULT;
 	}
-	kattr->fd_array = (u64)(unsigned long)*kfds;
+	pl->fd_cnt = n;
+	return 0;
+}
+
+/* Every fd_array index of an arena program must be inside the kernel copy. */
+static int check_fd_indexes(const struct prog_load *pl)
+{
+	char msg[96];
+	u32 i;
+
+	for (i = 0; i + 1 < pl->len; i++) {
+		const struct bpf_insn *insn = &pl->insns[i];
+
+		if (!is_ldimm64(insn))
+			continue;
+		if (is_idx_ldimm64(insn) && pl->attr.fd_array &&
+		    (insn->imm < 0 || insn->imm >= FD_ARRAY_MAX)) {
+			snprintf(msg, sizeof(msg), "bpf_arena: insn %u: fd_array index %d out of range\n",
+				 i, insn->imm);
+			prog_log(&pl->attr, msg);
+			return -EINVAL;
+		}
+		i++;
+	}
 	return 0;
 }
 
@@ -325,20 +357,32 @@ static void copy_rec_sizes_back(union bpf_attr __user *uattr, const union bpf_at
 	put_user(kattr->core_relo_rec_size, &uattr->core_relo_rec_size);
 }
 
-/* After the load: refuse what could run unraised or without its arena. */
-static int check_loaded(int fd, const union bpf_attr *kattr, const struct arena_load_ctx *ctx)
+/*
+ * After the load, inside the snapshot: the new program's file, if it is the
+ * program the hooks raised and published with its arena.  The select_runtime
+ * hook already refused anything else before the program got an id or an fd;
+ * this is the second look, on the object itself.
+ */
+static struct file *loaded_file(int fd, const union bpf_attr *kattr,
+				const struct arena_load_ctx *ctx)
 {
 	struct bpf_prog *prog = bpf_prog_get_type_dev(fd, kattr->prog_type, false);
+	struct file *file;
 	bool ok;
 
 	if (IS_ERR(prog))
-		return PTR_ERR(prog);
+		return ERR_CAST(prog);
 	ok = prog->jited && !ctx->err && ctx->used_maps_done;
 	bpf_prog_put(prog);
-	return ok ? 0 : -EOPNOTSUPP;
+	if (!ok)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* The snapshot is private: fd still names the same file. */
+	file = fget(fd);
+	return file ? file : ERR_PTR(-EBADF);
 }
 
-static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
+/* Lowers and loads pl inside the fd snapshot; the new program's file or ERR_PTR. */
+static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 {
 	struct bpfa_lower_env env = {
 		.ctx = pl,
@@ -354,20 +398,21 @@ static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 		.kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH),
 	};
 	void *kfinfo = NULL, *klinfo = NULL, *krelos = NULL;
+	struct file *file = ERR_PTR(-ENOMEM);
 	struct bpfa_lower_result *res;
 	struct arena_load_ctx ctx;
 	union bpf_attr kattr;
 	char license[128];
-	u32 *kfds = NULL;
 	long ret;
 	int cfd;
 
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
-		return -ENOMEM;
+		return file;
 	ret = arena_companion_get(pl->arena);
 	if (ret)
 		goto out_res;
+	/* An fd of the snapshot: it never exists in the task's own table. */
 	cfd = arena_companion_new_fd(pl->arena);
 	if (cfd < 0) {
 		ret = cfd;
@@ -377,7 +422,7 @@ static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 	ret = bpfa_lower(&env, pl->insns, pl->len, res);
 	if (ret) {
 		prog_log(&pl->attr, res->msg);
-		goto out_fd;
+		goto out_res;
 	}
 
 	kattr = pl->attr;
@@ -388,23 +433,23 @@ static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 		goto out_lowered;
 	license[ret] = '\0';
 	kattr.license = (u64)(unsigned long)license;
+	if (pl->fds)
+		kattr.fd_array = (u64)(unsigned long)pl->fds;
 	ret = remap_records(&kattr.func_info, kattr.func_info_cnt, kattr.func_info_rec_size, 1,
-			    res, pl->len, &kfinfo);
+			    false, res, pl->len, &kfinfo);
 	if (!ret)
 		ret = remap_records(&kattr.line_info, kattr.line_info_cnt,
-				    kattr.line_info_rec_size, 1, res, pl->len, &klinfo);
+				    kattr.line_info_rec_size, 1, false, res, pl->len, &klinfo);
 	if (!ret && kattr.core_relo_cnt) {
-		ret = check_core_relos(pl, res);
-		if (ret == -EINVAL)
+		ret = remap_records(&kattr.core_relos, kattr.core_relo_cnt,
+				    kattr.core_relo_rec_size, sizeof(struct bpf_insn), true,
+				    res, pl->len, &krelos);
+		if (ret == -EOPNOTSUPP) {
 			prog_log(&pl->attr,
 				 "bpf_arena: kernel CO-RE relocations on arena accesses are not supported\n");
-		if (!ret)
-			ret = remap_records(&kattr.core_relos, kattr.core_relo_cnt,
-					    kattr.core_relo_rec_size, sizeof(struct bpf_insn),
-					    res, pl->len, &krelos);
+			ret = -EINVAL;
+		}
 	}
-	if (!ret)
-		ret = copy_fd_array(pl, &kattr, &kfds);
 	if (ret)
 		goto out_infos;
 
@@ -416,31 +461,58 @@ static long load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 	if (ctx.err)
 		prog_log(&pl->attr, ctx.msg);
 	if (ret >= 0) {
-		int err = check_loaded(ret, &kattr, &ctx);
-
-		if (err) {
-			close_fd(ret);
-			if (!ctx.err)
-				prog_log(&pl->attr, "JIT is required to use arena\n");
-			ret = err;
-		}
+		file = loaded_file(ret, &kattr, &ctx);
+		if (IS_ERR(file) && !ctx.err)
+			prog_log(&pl->attr, "JIT is required to use arena\n");
+		ret = 0;
 	} else if (ctx.err) {
 		ret = ctx.err;
 	}
 
 out_infos:
-	kvfree(kfds);
 	kvfree(krelos);
 	kvfree(klinfo);
 	kvfree(kfinfo);
 out_lowered:
 	kvfree(res->insns);
 	kvfree(res->new_idx);
-out_fd:
-	close_fd(cfd);
 out_res:
 	kfree(res);
-	return ret;
+	return ret ? ERR_PTR(ret) : file;
+}
+
+/*
+ * The arena program pl, loaded with the task switched to a private copy of
+ * its fd table; the new program fd in the task's own table, or -errno.
+ * Everything is looked up again in the copy: what the first look (in the
+ * shared table) found may have changed since.
+ */
+static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
+			     const struct pt_regs *regs,
+			     long (*orig)(const struct pt_regs *regs))
+{
+	struct fd_snapshot snap;
+	struct file *file;
+	long ret;
+
+	bpf_map_put(&pl->arena->map);
+	pl->arena = NULL;
+	ret = fd_snapshot_enter(&snap);
+	if (ret)
+		return ret;
+	ret = find_arena(pl);
+	if (!ret && pl->arena)
+		ret = check_fd_indexes(pl);
+	if (ret || !pl->arena) {
+		fd_snapshot_leave(&snap);
+		/* Not an arena program after all: the stock path decides. */
+		return ret ? ret : orig(regs);
+	}
+	file = load_lowered(pl, uattr);
+	fd_snapshot_leave(&snap);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	return fd_snapshot_publish(file, O_CLOEXEC);
 }
 
 long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
@@ -460,24 +532,29 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 		return -ENOMEM;
 	if (copy_from_user(&pl->attr, uattr, min_t(size_t, size, sizeof(pl->attr))))
 		goto pass;
-	pl->len = pl->attr.insn_cnt;
-	if (!pl->len || pl->len > BPF_COMPLEXITY_LIMIT_INSNS)
+	/* Permissions before work: nothing is copied for a caller 6.1 refuses. */
+	if (stock_prog_load_check(&pl->attr, min_t(size_t, size, sizeof(pl->attr))))
 		goto pass;
+	pl->len = pl->attr.insn_cnt;
 	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);
 	if (!pl->insns ||
 	    copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns), pl->len * sizeof(*pl->insns)))
 		goto pass;
+	if (copy_fd_array(pl))
+		goto pass;
+	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
 	if (!ret && !pl->arena)
 		goto pass;
 	if (!ret)
-		ret = load_lowered(pl, uattr);
+		ret = load_in_snapshot(pl, uattr, regs, orig);
 	goto out;
 pass:
 	ret = orig(regs);
 out:
 	if (pl->arena)
 		bpf_map_put(&pl->arena->map);
+	kvfree(pl->fds);
 	kvfree(pl->insns);
 	kfree(pl);
 	return ret;

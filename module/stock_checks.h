@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The permission checks the stock 6.1 bpf() path makes before it copies a
+ * program or a BTF blob from user memory (stock_checks.c).
+ */
+#ifndef BPF_ARENA_STOCK_CHECKS_H
+#define BPF_ARENA_STOCK_CHECKS_H
+
+#include <linux/bpf.h>
+
+/*
+ * 0 if the stock BPF_PROG_LOAD would go on to copy the instructions of attr
+ * (size bytes of it valid), else the errno it returns first.  The caller then
+ * lets the stock path answer, so the errno and any audit record stay the
+ * kernel's own.
+ */
+int stock_prog_load_check(union bpf_attr *attr, unsigned int size);
+/* Likewise for BPF_BTF_LOAD and its BTF blob. */
+int stock_btf_load_check(union bpf_attr *attr, unsigned int size);
+
+#endif /* BPF_ARENA_STOCK_CHECKS_H */
