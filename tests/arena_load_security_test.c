@@ -459,7 +459,20 @@ static void *id_watcher(void *arg)
  * unraised.  The load must fail, and the program must never be reachable
  * by id (or by fd) while it fails.
  */
-TEST(unjited_arena_program_is_never_visible)
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+/* Each load verifies and blinds ~33k instructions: seconds under TCG. */
+TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 {
 	int old = harden_get(), afd, i, loads = 0;
 	struct id_watch w = { .stop = false };
@@ -501,7 +514,7 @@ TEST(unjited_arena_program_is_never_visible)
 		w.start_id = attr.next_id;
 	ASSERT_EQ(0, harden_set(2));
 	ASSERT_EQ(0, pthread_create(&t, NULL, id_watcher, &w));
-	for (i = 0; i < 20; i++) {
+	for (i = 0; i < 6; i++) {
 		union bpf_attr a;
 		int fd;
 
