@@ -414,8 +414,8 @@ FIXTURE_SETUP(unpriv)
 {
 	struct stat st;
 
-	if (access(BPF_ARENA_DEV_PATH, F_OK))
-		SKIP(return, "no " BPF_ARENA_DEV_PATH ": the bpf_arena module is not loaded (native arena kernel)");
+	memset(self, 0, sizeof(*self));
+	NEED_DEV();
 	ASSERT_EQ(0, stat(BPF_ARENA_DEV_PATH, &st));
 	self->old_mode = st.st_mode & 07777;
 	ASSERT_EQ(0, chmod(BPF_ARENA_DEV_PATH, 0666));
@@ -425,7 +425,8 @@ FIXTURE_SETUP(unpriv)
 
 FIXTURE_TEARDOWN(unpriv)
 {
-	chmod(BPF_ARENA_DEV_PATH, self->old_mode);
+	if (self->old_mode)
+		chmod(BPF_ARENA_DEV_PATH, self->old_mode);
 	if (self->per_user[0])
 		write_param(PARAMS "max_dev_arenas_per_user", self->per_user);
 	if (self->global[0])
@@ -542,6 +543,7 @@ static int memlock_child(void *arg)
 
 TEST_F(unpriv, memlock_limits_device_arena_pages)
 {
+	NEED_DEV();
 	ASSERT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, memlock_child, NULL)));
 }
 
@@ -562,6 +564,7 @@ static int cap_ipc_lock_child(void *arg)
 
 TEST_F(unpriv, cap_ipc_lock_is_not_limited)
 {
+	NEED_DEV();
 	ASSERT_EQ(0, child_status(run_as(0, MEMLOCK_PAGES, cap_ipc_lock_child, NULL)));
 }
 
@@ -638,6 +641,7 @@ TEST_F(unpriv, per_user_cap_on_device_arenas)
 	struct stat st;
 	pid_t pid, pid2;
 
+	NEED_DEV();
 	if (read_line(PARAMS "max_dev_arenas_per_user", buf, sizeof(buf)))
 		per_user = atoi(buf);
 	/*
@@ -672,6 +676,7 @@ TEST_F(unpriv, global_cap_on_device_arenas)
 	int go, count, err, go2, count2, err2, mfd;
 	pid_t pid, pid2;
 
+	NEED_DEV();
 	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "4"));
 	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas", "6"));
 	pid = fill_as(1000, 100, &go, &count, &err);
@@ -710,6 +715,7 @@ TEST_F(unpriv, close_and_reopen_never_hits_the_cap)
 {
 	int n = 200;
 
+	NEED_DEV();
 	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "1"));
 	ASSERT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, reopen_child, &n)));
 }
