@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -566,6 +567,98 @@ TEST_F(unpriv, cap_ipc_lock_is_not_limited)
 {
 	NEED_DEV();
 	ASSERT_EQ(0, child_status(run_as(0, MEMLOCK_PAGES, cap_ipc_lock_child, NULL)));
+}
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define CG_TEST CG_ROOT "/arena_dev_security"
+
+static long long cg_read(const char *file, const char *key)
+{
+	char path[128], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CG_TEST "/%s", file);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ' ') {
+			v = atoll(line + n + 1);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * In a 32 MiB memcg with no memlock limit: ENOMEM, never an OOM kill.  (User
+ * faults share the allocation; they are not tested here because with the
+ * memcg full the SIGSEGV delivery itself may need memory.)
+ */
+static int oom_child(void *arg)
+{
+	char *p = NULL;
+	long r;
+	int fd;
+
+	(void)arg;
+	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(fd >= 0);
+	CK(try_mmap(fd, 0, 1UL << 32, PROT_READ | PROT_WRITE, &p) == 0);
+	r = alloc_pages(fd, 0, 16384);		/* 64 MiB */
+	CK(r == -ENOMEM);
+	CK(pages_allocated(fd) == 0);
+	/* Prefault keeps what it allocated before failing: free it at once. */
+	r = range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 16384);
+	range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 16384);
+	CK(r == -ENOMEM);
+	CK(pages_allocated(fd) == 0);
+	CK(touch_faults(p) == 0);
+	munmap(p, 1UL << 32);
+	close(fd);
+	return 0;
+}
+
+TEST_F(unpriv, device_arena_pages_never_invoke_the_oom_killer)
+{
+	char pidbuf[16];
+	pid_t pid;
+	int go[2], st;
+	char c;
+
+	NEED_DEV();
+	mkdir(CG_ROOT, 0755);
+	if ((access(CG_ROOT "/cgroup.controllers", F_OK) &&
+	     mount("none", CG_ROOT, "cgroup2", 0, NULL)) ||
+	    write_param(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no cgroup v2 memory controller in this guest");
+	rmdir(CG_TEST);
+	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
+	ASSERT_EQ(0, write_param(CG_TEST "/memory.max", "33554432"));
+	ASSERT_EQ(0, pipe(go));
+	/* The child joins the memcg as root, then drops to uid 1000. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(102);
+		_exit(child_status(run_as(1000, RLIM_INFINITY / PG, oom_child, NULL)));
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	ASSERT_EQ(0, write_param(CG_TEST "/cgroup.procs", pidbuf));
+	close(go[0]);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, cg_read("memory.events", "oom_kill"));
+	EXPECT_EQ(0, cg_read("memory.events", "oom"));
+	rmdir(CG_TEST);
 }
 
 /* ------------------------------------------------------------------ */
