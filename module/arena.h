@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/atomic.h>
+#include <linux/uidgid.h>
 
 #include <linux/bpf_arena.h>
 
@@ -42,6 +43,23 @@ struct bpf_arena {
 	struct mutex lock;
 	/* Memory is charged to the creator's memcg. */
 	struct mem_cgroup *memcg;
+	/*
+	 * Arenas created through /dev/bpf_arena (any device-group member, no
+	 * capability): counted against the per-user and global caps (chardev.c,
+	 * on dev_node while dev_counted, under dev_uid = the creator's real
+	 * uid) and allocated without invoking the OOM killer.  Their pages are
+	 * also charged to the creator's RLIMIT_MEMLOCK, as io_uring does:
+	 * memlock_user's locked_vm against memlock_limit (pages, the limit at
+	 * creation); memlock_user is NULL when not charged (bpf() arenas,
+	 * creators with CAP_IPC_LOCK).
+	 */
+	bool dev;
+	bool dev_counted;
+	kuid_t dev_uid;
+	struct list_head dev_node;
+	struct user_struct *memlock_user;
+	unsigned long memlock_limit;
+	unsigned long memlock_warned;	/* bit 0: the limit was reported */
 	/*
 	 * Every user mapping of the arena uses this file, so all of them sit
 	 * in one address_space and a free zaps them with unmap_mapping_range().
@@ -86,12 +104,19 @@ bool is_arena_map(const struct bpf_map *map);
  * device node's permissions instead).
  */
 int arena_check_attr(const union bpf_attr *attr, bool need_cap);
-/* A new arena with refcnt 1 (the caller's); published with an id. */
+/*
+ * A new arena with refcnt 1 (the caller's); published with an id.
+ * need_cap false is the device path: the arena is counted against the caps
+ * (-EMFILE/-ENFILE) and its pages are charged to the creator's memlock limit.
+ */
 struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap);
 /* Copies a bpf object name, as bpf_obj_name_cpy() checks it (-EINVAL). */
 int arena_copy_name(char *dst, const char *src, size_t size);
-/* A new O_RDWR|O_CLOEXEC bpf-map fd that owns one reference of the arena. */
-int arena_new_map_fd(struct bpf_arena *arena);
+/*
+ * A new bpf-map fd (flags: O_RDONLY, O_WRONLY or O_RDWR; O_CLOEXEC added)
+ * that owns one reference of the arena.
+ */
+int arena_new_map_fd(struct bpf_arena *arena, int flags);
 /* BPF_MAP_CREATE of type 33: validate, create, return a map fd or -errno. */
 int arena_map_create(const union bpf_attr *attr);
 
@@ -129,6 +154,12 @@ struct bpf_arena *arena_get_by_companion(u64 value);
 bool arena_kern_vm_start_is_live(u64 kern_vm_start);
 /* Unpublishes and puts the companion; from map_free. */
 void arena_companion_release(struct bpf_arena *arena);
+
+/* chardev.c: caps on device arenas. */
+/* Counts a new device arena for the current user, or -EMFILE/-ENFILE. */
+int arena_dev_account(struct bpf_arena *arena);
+/* Uncounts it; called once its kernel window is freed. */
+void arena_dev_unaccount(struct bpf_arena *arena);
 
 /* arena_vm.c: user mappings. */
 int arena_vm_init(struct bpf_arena *arena);

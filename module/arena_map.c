@@ -15,6 +15,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 
 #include "arena.h"
@@ -89,6 +90,8 @@ static void arena_destroy(struct bpf_arena *arena)
 	arena_companion_release(arena);
 	arena_vm_free(arena);
 	arena_mem_free(arena);
+	/* The kernel window is gone: the arena no longer counts. */
+	arena_dev_unaccount(arena);
 	kfree(arena);
 }
 
@@ -128,6 +131,20 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
 	spin_lock_init(&map->owner_lock);
+	INIT_LIST_HEAD(&arena->dev_node);
+
+	if (!need_cap) {
+		/* The caps first: nothing large is reserved past them. */
+		arena->dev = true;
+		err = arena_dev_account(arena);
+		if (err)
+			goto free;
+		/* As io_uring: CAP_IPC_LOCK may lock memory without limit. */
+		if (!ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK)) {
+			arena->memlock_user = get_uid(current_user());
+			arena->memlock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		}
+	}
 
 	err = arena_copy_name(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err)
@@ -175,12 +192,12 @@ free:
 	return ERR_PTR(err);
 }
 
-int arena_new_map_fd(struct bpf_arena *arena)
+int arena_new_map_fd(struct bpf_arena *arena, int flags)
 {
 	int fd;
 
 	bpf_map_inc_with_uref(&arena->map);
-	fd = ksyms.bpf_map_new_fd(&arena->map, O_RDWR);
+	fd = ksyms.bpf_map_new_fd(&arena->map, flags);
 	if (fd < 0) {
 		atomic64_dec(&arena->map.usercnt);
 		bpf_map_put(&arena->map);

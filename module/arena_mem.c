@@ -8,6 +8,7 @@
 #include <linux/mm.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/pgtable.h>
@@ -87,13 +88,54 @@ static bool range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned 
 	return true;
 }
 
+/*
+ * Charges n pages of a device arena to its creator's RLIMIT_MEMLOCK, as
+ * io_uring's __io_account_mem() (the limit is the creator's, read at
+ * creation: pages are also allocated by faults of other processes and by
+ * BPF programs).  0 or -ENOMEM, reported once per arena.
+ */
+static int arena_charge(struct bpf_arena *arena, unsigned long n)
+{
+	struct user_struct *user = arena->memlock_user;
+	unsigned long cur, new;
+
+	if (!user)
+		return 0;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + n;
+		if (new < cur || new > arena->memlock_limit) {
+			if (!test_and_set_bit(0, &arena->memlock_warned))
+				pr_warn_ratelimited("arena %u of uid %u: %lu more pages would exceed the creator's RLIMIT_MEMLOCK (%lu of %lu pages in use): ENOMEM\n",
+						    arena->map.id,
+						    from_kuid_munged(&init_user_ns, user->uid),
+						    n, cur, arena->memlock_limit);
+			return -ENOMEM;
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	return 0;
+}
+
+static void arena_uncharge(struct bpf_arena *arena, unsigned long n)
+{
+	if (arena->memlock_user && n)
+		atomic_long_sub(n, &arena->memlock_user->locked_vm);
+}
+
 static struct page *arena_page_alloc(struct bpf_arena *arena, int node_id)
 {
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT;
 	struct mem_cgroup *old;
 	struct page *page;
 
+	/*
+	 * Nobody owns a device arena's pages, so no OOM kill can free them:
+	 * fail instead of invoking the global or the memcg OOM killer.
+	 */
+	if (arena->dev)
+		gfp |= __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	old = set_active_memcg(arena->memcg);
-	page = alloc_pages_node(node_id, GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT, 0);
+	page = alloc_pages_node(node_id, gfp, 0);
 	set_active_memcg(old);
 	return page;
 }
@@ -185,9 +227,14 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			return -ERANGE;
 	}
 
-	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
+	ret = arena_charge(arena, page_cnt);
+	if (ret)
+		return ret;
+	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	if (!pages) {
+		arena_uncharge(arena, page_cnt);
 		return -ENOMEM;
+	}
 
 	mutex_lock(&arena->lock);
 	if (uaddr ? !range_reserve(arena, pgoff, page_cnt) : !range_alloc(arena, &pgoff, page_cnt)) {
@@ -220,6 +267,7 @@ out_free:
 out_unlock:
 	mutex_unlock(&arena->lock);
 	kvfree(pages);
+	arena_uncharge(arena, page_cnt);
 	return ret;
 }
 
@@ -257,6 +305,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	for (i = 0; i < nr; i++)
 		__free_page(pages[i]);
 	kvfree(pages);
+	arena_uncharge(arena, nr);
 	return nr;
 }
 
@@ -273,16 +322,20 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 		return page;
 	if (test_and_set_bit(pgoff, arena->used))
 		return NULL;	/* reserved by an allocation that failed half-way */
+	if (arena_charge(arena, 1))
+		goto erase;
 	page = arena_page_alloc(arena, NUMA_NO_NODE);
 	if (!page)
-		goto erase;
+		goto uncharge;
 	if (kern_map(kaddr, 1, &page)) {
 		__free_page(page);
-		goto erase;
+		goto uncharge;
 	}
 	atomic64_inc(&arena->pages);
 	*allocated = true;
 	return page;
+uncharge:
+	arena_uncharge(arena, 1);
 erase:
 	clear_bit(pgoff, arena->used);
 	return NULL;
@@ -351,21 +404,26 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 static int free_pte_cb(pte_t *pte, unsigned long addr, void *data)
 {
 	pte_t old = ptep_get_and_clear(ksyms.init_mm, addr, pte);
+	unsigned long *nr = data;
 
-	if (!pte_none(old))
+	if (!pte_none(old)) {
 		__free_page(pte_page(old));
+		(*nr)++;
+	}
 	return 0;
 }
 
 void arena_mem_free(struct bpf_arena *arena)
 {
+	unsigned long nr = 0;
+
 	if (arena->kern_vm) {
 		/*
 		 * No user mapping and no program is left: free every page
 		 * still mapped in the window, then the window itself.
 		 */
 		apply_to_existing_page_range(ksyms.init_mm, (unsigned long)arena->kern_vm->addr,
-					     ARENA_KERN_VM_SZ, free_pte_cb, NULL);
+					     ARENA_KERN_VM_SZ, free_pte_cb, &nr);
 		ksyms.flush_tlb_kernel_range((unsigned long)arena->kern_vm->addr,
 					     (unsigned long)arena->kern_vm->addr + ARENA_KERN_VM_SZ);
 		free_vm_area(arena->kern_vm);
@@ -374,4 +432,9 @@ void arena_mem_free(struct bpf_arena *arena)
 	kvfree(arena->used);
 	if (arena->memcg)
 		mem_cgroup_put(arena->memcg);
+	if (arena->memlock_user) {
+		arena_uncharge(arena, nr);
+		free_uid(arena->memlock_user);
+		arena->memlock_user = NULL;
+	}
 }

@@ -5,6 +5,15 @@
  * of the mapping) unless the handle already has one; ioctls create it too,
  * attach an existing arena map, and do what upstream user space cannot:
  * allocate, free and prefault pages, and report counters.
+ *
+ * Who reaches it: any process that can open the node (the device group), with
+ * no capability.  So (docs/SECURITY.md):
+ * - a handle's rights are its open mode, narrowed by ATTACH to the attached
+ *   map fd's mode (FMODE_CAN_READ/WRITE, as map_get_sys_perms()), and a
+ *   frozen arena refuses writes, as bpf map fds do;
+ * - arenas created here are capped per user and globally (each reserves
+ *   4 GiB of kernel address space) and their pages are charged to the
+ *   creator's RLIMIT_MEMLOCK (arena_mem.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,8 +24,11 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 
 #include <linux/bpf_arena.h>
 
@@ -24,9 +36,121 @@
 #include "chardev.h"
 #include "ksyms.h"
 
+/*
+ * Caps on arenas created through the device: each one reserves 4 GiB (+ guard)
+ * of vmalloc space whatever its size (32 TiB in all with 4-level paging).
+ * Root may change them at run time; 0 refuses every creation.
+ */
+static unsigned int max_dev_arenas_per_user = 64;
+module_param(max_dev_arenas_per_user, uint, 0644);
+MODULE_PARM_DESC(max_dev_arenas_per_user,
+		 "arenas one user (real uid) may have created through /dev/bpf_arena at once (EMFILE beyond; default 64)");
+static unsigned int max_dev_arenas = 1024;
+module_param(max_dev_arenas, uint, 0644);
+MODULE_PARM_DESC(max_dev_arenas,
+		 "arenas all users together may have created through /dev/bpf_arena at once (ENFILE beyond; default 1024)");
+
+/* Device arenas whose kernel window is not freed yet, and who created them. */
+static LIST_HEAD(dev_arenas);
+static DEFINE_SPINLOCK(dev_arenas_lock);
+static unsigned long dev_arenas_gen;	/* bumped at every unaccount */
+static DECLARE_WAIT_QUEUE_HEAD(dev_arenas_wq);
+
+/*
+ * -EMFILE (uid at its cap) or -ENFILE (global cap) or 0; *dying: one of the
+ * arenas that count against the cap reached has dropped its last reference
+ * and waits for its deferred free (bpf_map_put() frees from a workqueue).
+ */
+static int dev_cap_check(kuid_t uid, bool *dying)
+{
+	unsigned int mine = 0, all = 0;
+	bool dying_mine = false, dying_all = false;
+	struct bpf_arena *a;
+
+	lockdep_assert_held(&dev_arenas_lock);
+	list_for_each_entry(a, &dev_arenas, dev_node) {
+		/* A refcount that reached 0 stays 0: the free is queued. */
+		bool d = !atomic64_read(&a->map.refcnt);
+
+		all++;
+		dying_all |= d;
+		if (uid_eq(a->dev_uid, uid)) {
+			mine++;
+			dying_mine |= d;
+		}
+	}
+	if (mine >= READ_ONCE(max_dev_arenas_per_user)) {
+		*dying = dying_mine;
+		return -EMFILE;
+	}
+	if (all >= READ_ONCE(max_dev_arenas)) {
+		*dying = dying_all;
+		return -ENFILE;
+	}
+	return 0;
+}
+
+int arena_dev_account(struct bpf_arena *arena)
+{
+	kuid_t uid = current_uid();
+	unsigned long deadline = jiffies + 2 * HZ, gen;
+	bool dying;
+	int err;
+
+	for (;;) {
+		spin_lock(&dev_arenas_lock);
+		err = dev_cap_check(uid, &dying);
+		if (!err) {
+			arena->dev_uid = uid;
+			arena->dev_counted = true;
+			list_add(&arena->dev_node, &dev_arenas);
+		}
+		gen = dev_arenas_gen;
+		spin_unlock(&dev_arenas_lock);
+		/*
+		 * An arena released just before (close and reopen) still counts
+		 * until its free runs: wait for that rather than fail.
+		 */
+		if (!err || !dying || time_after(jiffies, deadline))
+			break;
+		if (wait_event_killable_timeout(dev_arenas_wq,
+						READ_ONCE(dev_arenas_gen) != gen, HZ / 10) < 0)
+			return -EINTR;
+	}
+	if (err)
+		pr_warn_ratelimited("uid %u reached %s (%u) of arenas created through /dev/%s: %s\n",
+				    from_kuid_munged(&init_user_ns, uid),
+				    err == -EMFILE ? "max_dev_arenas_per_user" : "max_dev_arenas",
+				    err == -EMFILE ? READ_ONCE(max_dev_arenas_per_user) :
+				    READ_ONCE(max_dev_arenas),
+				    BPF_ARENA_DEV_NAME, err == -EMFILE ? "EMFILE" : "ENFILE");
+	return err;
+}
+
+void arena_dev_unaccount(struct bpf_arena *arena)
+{
+	if (!arena->dev_counted)
+		return;
+	spin_lock(&dev_arenas_lock);
+	list_del(&arena->dev_node);
+	arena->dev_counted = false;
+	dev_arenas_gen++;
+	spin_unlock(&dev_arenas_lock);
+	wake_up_all(&dev_arenas_wq);
+}
+
+/* A handle's rights. */
+#define H_READ	1U
+#define H_WRITE	2U
+
 struct arena_handle {
 	struct mutex lock;
 	struct bpf_arena *arena;	/* holds one map reference once set */
+	/*
+	 * H_READ/H_WRITE: the open mode, narrowed by ATTACH to the map fd's;
+	 * set with arena, never widened.  A frozen arena has no H_WRITE.
+	 */
+	unsigned int rights;
 	union bpf_attr attr;		/* configuration until the arena exists */
 };
 
@@ -39,8 +163,25 @@ static int arena_dev_open(struct inode *inode, struct file *file)
 	mutex_init(&h->lock);
 	h->attr.map_type = BPF_ARENA_MAP_TYPE;
 	h->attr.map_flags = BPF_F_MMAPABLE;
+	h->rights = (file->f_mode & FMODE_READ ? H_READ : 0) |
+		    (file->f_mode & FMODE_WRITE ? H_WRITE : 0);
 	file->private_data = h;
 	return 0;
+}
+
+/* The handle's arena (or NULL) and rights, frozen taken into account. */
+static struct bpf_arena *handle_get(struct arena_handle *h, unsigned int *rights)
+{
+	struct bpf_arena *arena;
+
+	mutex_lock(&h->lock);
+	arena = h->arena;
+	*rights = h->rights;
+	mutex_unlock(&h->lock);
+	/* As map_get_sys_perms(): a frozen map cannot be changed from user space. */
+	if (arena && READ_ONCE(arena->map.frozen))
+		*rights &= ~H_WRITE;
+	return arena;
 }
 
 static int arena_dev_release(struct inode *inode, struct file *file)
@@ -61,6 +202,9 @@ static struct bpf_arena *handle_arena(struct arena_handle *h, u64 len)
 
 	if (h->arena)
 		return h->arena;
+	/* Creating an arena (memory, address space) needs a writable handle. */
+	if (!(h->rights & H_WRITE))
+		return ERR_PTR(-EPERM);
 	if (!attr.max_entries) {
 		if (!len || len > SZ_4G)
 			return ERR_PTR(len ? -E2BIG : -EINVAL);
@@ -101,8 +245,12 @@ static long ioc_configure(struct arena_handle *h, void __user *uarg)
 {
 	struct bpf_arena_config cfg;
 	union bpf_attr attr;
+	unsigned int rights;
 	long ret;
 
+	handle_get(h, &rights);
+	if (!(rights & H_WRITE))
+		return -EPERM;
 	ret = get_arg(&cfg, sizeof(cfg), uarg);
 	if (ret < 0)
 		return ret;
@@ -186,7 +334,13 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 		return -EINVAL;
 	mutex_lock(&h->lock);
 	arena = handle_arena(h, 0);
-	fd = IS_ERR(arena) ? PTR_ERR(arena) : arena_new_map_fd(arena);
+	/* No more rights than the handle, as BPF_MAP_GET_FD_BY_ID's open_flags. */
+	if (IS_ERR(arena))
+		fd = PTR_ERR(arena);
+	else if ((h->rights & (H_READ | H_WRITE)) == (H_READ | H_WRITE))
+		fd = arena_new_map_fd(arena, O_RDWR);
+	else
+		fd = arena_new_map_fd(arena, h->rights & H_WRITE ? O_WRONLY : O_RDONLY);
 	mutex_unlock(&h->lock);
 	if (fd < 0)
 		return fd;
@@ -202,8 +356,10 @@ static long ioc_attach(struct arena_handle *h, void __user *uarg)
 {
 	struct bpf_arena_attach req;
 	long usize = get_arg(&req, sizeof(req), uarg);
+	unsigned int map_rights;
 	struct bpf_map *map;
 	struct fd f;
+	long ret = 0;
 
 	if (usize < 0)
 		return usize;
@@ -215,15 +371,22 @@ static long ioc_attach(struct arena_handle *h, void __user *uarg)
 		return -EINVAL;
 	}
 	map = f.file->private_data;
+	/* The map fd's rights, as map_get_sys_perms() reads them (frozen: later). */
+	map_rights = (f.file->f_mode & FMODE_CAN_READ ? H_READ : 0) |
+		     (f.file->f_mode & FMODE_CAN_WRITE ? H_WRITE : 0);
 	mutex_lock(&h->lock);
-	if (!h->arena) {
+	if (h->arena) {
+		ret = -EBUSY;
+	} else if (!(h->rights & map_rights)) {
+		ret = -EACCES;	/* no right would be left */
+	} else {
 		bpf_map_inc(map);
 		h->arena = to_arena(map);
-		map = NULL;
+		h->rights &= map_rights;
 	}
 	mutex_unlock(&h->lock);
 	fdput(f);
-	return map ? -EBUSY : 0;
+	return ret;
 }
 
 static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
@@ -307,6 +470,29 @@ static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
 }
 
 /*
+ * Page alloc/free/prefault change the arena: as map_update_elem() does, mark
+ * a write in progress (map_freeze() refuses then) and check the right and
+ * frozen; EPERM as a read-only or frozen map fd gives.
+ */
+static long ioc_write_op(struct bpf_arena *arena, unsigned int cmd, void __user *uarg)
+{
+	struct bpf_map *map = &arena->map;
+	long ret;
+
+	atomic64_inc(&map->writecnt);
+	if (READ_ONCE(map->frozen))
+		ret = -EPERM;
+	else if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES))
+		ret = ioc_alloc(arena, uarg);
+	else if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_FREE_PAGES))
+		ret = ioc_free(arena, uarg);
+	else
+		ret = ioc_prefault(arena, uarg);
+	atomic64_dec(&map->writecnt);
+	return ret;
+}
+
+/*
  * User memory is copied with h->lock released: mmap takes h->lock under
  * mmap_lock, so a fault on an ioctl argument must not happen under h->lock.
  */
@@ -315,6 +501,7 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	struct arena_handle *h = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	struct bpf_arena *arena;
+	unsigned int rights;
 
 	if (_IOC_TYPE(cmd) != BPF_ARENA_IOC_MAGIC)
 		return -ENOTTY;
@@ -336,21 +523,15 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 		return -ENOTTY;
 	}
 	/* Once set, h->arena never changes; the handle's reference keeps it. */
-	mutex_lock(&h->lock);
-	arena = h->arena;
-	mutex_unlock(&h->lock);
+	arena = handle_get(h, &rights);
+	if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_STATS))
+		return arena ? ioc_stats(arena, uarg) : -ENXIO;
+	/* The right first, before anything is read from user memory. */
+	if (!(rights & H_WRITE))
+		return -EPERM;
 	if (!arena)
 		return -ENXIO;
-	switch (_IOC_NR(cmd)) {
-	case _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES):
-		return ioc_alloc(arena, uarg);
-	case _IOC_NR(BPF_ARENA_IOC_FREE_PAGES):
-		return ioc_free(arena, uarg);
-	case _IOC_NR(BPF_ARENA_IOC_PREFAULT):
-		return ioc_prefault(arena, uarg);
-	default:
-		return ioc_stats(arena, uarg);
-	}
+	return ioc_write_op(arena, cmd, uarg);
 }
 
 static unsigned long arena_dev_get_unmapped_area(struct file *file, unsigned long addr,
@@ -375,19 +556,49 @@ static unsigned long arena_dev_get_unmapped_area(struct file *file, unsigned lon
 static int arena_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct arena_handle *h = file->private_data;
+	bool write = vma->vm_flags & VM_WRITE;
 	struct bpf_arena *arena;
+	struct bpf_map *map;
+	int err;
 
-	/* The generic checks bpf_map_mmap() does for a map fd. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * The generic checks bpf_map_mmap() does for a map fd.  A read-only
+	 * open of the node loses VM_SHARED in do_mmap() (it can never be
+	 * written), so test VM_MAYSHARE: MAP_SHARED was asked for.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	if (!(vma->vm_flags & VM_WRITE))
-		vma->vm_flags &= ~VM_MAYWRITE;
 	mutex_lock(&h->lock);
-	arena = handle_arena(h, vma->vm_end - vma->vm_start);
+	if (!h->arena && !(h->rights & H_WRITE))
+		arena = ERR_PTR(-EPERM);	/* would create it */
+	else if (!(h->rights & H_READ) || (write && !(h->rights & H_WRITE)))
+		arena = ERR_PTR(-EACCES);	/* as do_mmap() for the fd's mode */
+	else
+		arena = handle_arena(h, vma->vm_end - vma->vm_start);
 	mutex_unlock(&h->lock);
 	if (IS_ERR(arena))
 		return PTR_ERR(arena);
-	return arena_mmap(arena, vma);
+	/* No later mprotect(PROT_WRITE) of a read-only mapping. */
+	if (!write) {
+		vma->vm_flags &= ~VM_MAYWRITE;
+		return arena_mmap(arena, vma);
+	}
+	/*
+	 * As bpf_map_mmap(): no writable mapping of a frozen map, and a
+	 * writable mapping counts as a writer for good (the arena's vm_ops
+	 * never uncount it, as upstream's), so the map cannot be frozen after.
+	 */
+	map = &arena->map;
+	mutex_lock(&map->freeze_mutex);
+	if (map->frozen) {
+		err = -EPERM;
+	} else {
+		err = arena_mmap(arena, vma);
+		if (!err)
+			atomic64_inc(&map->writecnt);
+	}
+	mutex_unlock(&map->freeze_mutex);
+	return err;
 }
 
 static const struct file_operations arena_dev_fops = {

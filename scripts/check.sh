@@ -62,6 +62,8 @@ step fuzz fuzz
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite
+# The device's caps on a 4-level-paging guest (-cpu max has LA57).
+step dev-no5lvl tests/vm/run --kernel 6.1 --append no5lvl -- arena_dev_security_test
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -59,8 +59,9 @@ BA_API int bpf_arena_create_dev(__u32 page_cnt, const struct bpf_arena_create_op
 		pr_warn("bpf_arena_create_dev: mmap of " BPF_ARENA_DEV_PATH " (%zu bytes%s): %s%s\n",
 			a->size, p.map_extra ? " at map_extra" : "",
 			lbpfa_strerror(err, buf, sizeof(buf)),
-			err == -EEXIST ? ": the range at map_extra is already mapped in this process"
-				       : "");
+			err == -EEXIST ? ": the range at map_extra is already mapped in this process" :
+			err == -EMFILE ? ": this user has max_dev_arenas_per_user arenas (module parameter)" :
+			err == -ENFILE ? ": max_dev_arenas arenas exist (module parameter)" : "");
 		goto err;
 	}
 	return lbpfa_publish(a, "bpf_arena_create_dev", arena);

@@ -13,6 +13,34 @@
  * (older) struct, and a larger (newer) one if the bytes it does not know are
  * zero (E2BIG otherwise), so the structs can grow at the end.  Commands are
  * matched on type and number only.
+ *
+ * Access modes, as bpf map fds: a handle's rights are the mode the device
+ * was opened with, narrowed by BPF_ARENA_IOC_ATTACH to the attached map fd's
+ * mode (BPF_F_RDONLY / BPF_F_WRONLY fds); a frozen arena (BPF_MAP_FREEZE) has
+ * no write right.
+ * - Without the write right, CONFIGURE, ALLOC_PAGES, FREE_PAGES, PREFAULT,
+ *   and creating an arena (by mmap or MAP_FD) fail with EPERM, as updates
+ *   through a read-only or frozen map fd.  The right is checked first.
+ * - mmap() needs the read right, and PROT_WRITE the write right: EACCES
+ *   otherwise (as mmap of a file opened without it); PROT_WRITE on a frozen
+ *   arena: EPERM (as bpf_map_mmap()).  A mapping made without PROT_WRITE can
+ *   never be made writable (mprotect: EACCES).  A writable mapping counts as
+ *   a writer for good: BPF_MAP_FREEZE fails with EBUSY after it (as a
+ *   writable mmap of an arena map fd on 6.9+).
+ * - GET_INFO and STATS need no right (as BPF_OBJ_GET_INFO_BY_FD).
+ *
+ * Limits on arenas created through the device (not on BPF_MAP_CREATE ones,
+ * which need CAP_BPF):
+ * - their pages (however allocated: ioctl, prefault, user fault, BPF
+ *   program) are charged to the creating user's RLIMIT_MEMLOCK (read at
+ *   creation), as io_uring's; creators with CAP_IPC_LOCK are not limited.
+ *   Beyond it ALLOC_PAGES and PREFAULT fail with ENOMEM and a user fault
+ *   gets SIGSEGV (as any failed arena fault); the kernel logs the reason.
+ *   When memory is short they fail the same way instead of invoking the
+ *   OOM killer.
+ * - creating one more arena than the module parameter
+ *   max_dev_arenas_per_user (per real uid) allows fails with EMFILE, than
+ *   max_dev_arenas (all users) allows with ENFILE (as inotify instances).
  */
 #ifndef _UAPI_LINUX_BPF_ARENA_H
 #define _UAPI_LINUX_BPF_ARENA_H
@@ -69,15 +97,21 @@ struct bpf_arena_info {
 /*
  * BPF_ARENA_IOC_MAP_FD: a new bpf map fd for the arena (creating it from the
  * configuration if needed), usable with BPF programs, bpftool and bpf().
+ * It has the handle's rights: O_RDWR, or O_RDONLY / O_WRONLY for a
+ * read-only / write-only handle.
  */
 struct bpf_arena_map_fd {
 	__u32 size;
-	__u32 flags;		/* must be 0: the fd is O_RDWR|O_CLOEXEC, as BPF_MAP_CREATE's */
+	__u32 flags;		/* must be 0: the fd is O_CLOEXEC with the handle's rights */
 	__s32 fd;		/* out */
 	__u32 __reserved;
 };
 
-/* BPF_ARENA_IOC_ATTACH: make this (unused) device handle refer to an existing arena map. */
+/*
+ * BPF_ARENA_IOC_ATTACH: make this (unused) device handle refer to an
+ * existing arena map.  The handle keeps the rights it has and map_fd has:
+ * EACCES if none is left (a read-only handle and a write-only map fd).
+ */
 struct bpf_arena_attach {
 	__u32 size;
 	__s32 map_fd;

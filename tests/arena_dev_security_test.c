@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/bpf_arena as an unprivileged entry point (issue 12, docs/SECURITY.md):
+ *
+ * - access modes: a handle's rights are the device open mode intersected with
+ *   the attached map fd's mode; frozen arenas refuse writes as bpf map fds do
+ *   (table-driven over device mode x map fd mode x operation);
+ * - memory: pages of device arenas are charged to the creator's
+ *   RLIMIT_MEMLOCK (user_struct->locked_vm, as io_uring), whatever allocates
+ *   them (ioctl, prefault, user fault);
+ * - address space: per-user and global caps on device arenas (module
+ *   parameters), prompt teardown, root's bpf() arenas unaffected.
+ *
+ * The guest runs tests as root: the tests that need an unprivileged caller
+ * open the device node to everyone for their duration and fork children that
+ * drop to uid 1000/1001 (which clears every capability).
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_arena.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "kmod_util.h"
+
+#define PG 4096UL
+#define FIXED_ADDR (1ULL << 40)
+#define PARAMS "/sys/module/bpf_arena/parameters/"
+
+#define NEED_DEV()                                                          \
+	do {                                                                \
+		if (access(BPF_ARENA_DEV_PATH, F_OK))                       \
+			SKIP(return, "no " BPF_ARENA_DEV_PATH ": the bpf_arena module is not loaded (native arena kernel)"); \
+	} while (0)
+
+/* In children: report a failed check and return from the child function. */
+#define CK(cond)                                                            \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr, "# child uid %d, line %d: %s (errno %d)\n", \
+				(int)getuid(), __LINE__, #cond, errno);     \
+			return 1;                                           \
+		}                                                           \
+	} while (0)
+
+static long xioctl(int fd, unsigned long cmd, void *arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	long r = syscall(__NR_bpf, cmd, a, sizeof(*a));
+
+	return r < 0 ? -errno : r;
+}
+
+static int configure(int fd, __u32 pages, __u64 extra)
+{
+	struct bpf_arena_config c = { .size = sizeof(c), .map_flags = BPF_ARENA_F_MMAPABLE,
+				      .max_entries = pages, .numa_node = -1,
+				      .map_extra = extra };
+
+	return (int)xioctl(fd, BPF_ARENA_IOC_CONFIGURE, &c);
+}
+
+static long alloc_pages(int fd, __u64 addr, __u32 cnt)
+{
+	struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = cnt,
+				     .addr = addr, .node_id = -1 };
+
+	return xioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a);
+}
+
+static long range_ioctl(int fd, unsigned long cmd, __u64 addr, __u32 cnt)
+{
+	struct bpf_arena_range r = { .size = sizeof(r), .page_cnt = cnt, .addr = addr };
+
+	return xioctl(fd, cmd, &r);
+}
+
+static long attach(int fd, int map_fd)
+{
+	struct bpf_arena_attach at = { .size = sizeof(at), .map_fd = map_fd };
+
+	return xioctl(fd, BPF_ARENA_IOC_ATTACH, &at);
+}
+
+static long map_fd_of(int fd)
+{
+	struct bpf_arena_map_fd m = { .size = sizeof(m) };
+	long r = xioctl(fd, BPF_ARENA_IOC_MAP_FD, &m);
+
+	return r ? r : m.fd;
+}
+
+static long pages_allocated(int fd)
+{
+	struct bpf_arena_stats s = { .size = sizeof(s) };
+	long r = xioctl(fd, BPF_ARENA_IOC_STATS, &s);
+
+	return r ? r : (long)s.pages_allocated;
+}
+
+static int bpf_create_arena(__u32 pages, __u64 extra)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_ARENA_MAP_TYPE;
+	a.max_entries = pages;
+	a.map_flags = BPF_ARENA_F_MMAPABLE;
+	a.map_extra = extra;
+	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+/* A new fd of the map behind fd, opened with open_flags (BPF_F_RDONLY...). */
+static int reopen_map(int fd, __u32 open_flags)
+{
+	struct bpf_map_info mi;
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	memset(&mi, 0, sizeof(mi));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(mi);
+	a.info.info = (__u64)(unsigned long)&mi;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.map_id = mi.id;
+	a.open_flags = open_flags;
+	return (int)sys_bpf(BPF_MAP_GET_FD_BY_ID, &a);
+}
+
+/* -errno of mmap at addr (MAP_FIXED_NOREPLACE unless 0), or 0 and *out. */
+static int try_mmap(int fd, __u64 addr, size_t len, int prot, char **out)
+{
+	int flags = MAP_SHARED | (addr ? MAP_FIXED_NOREPLACE : 0);
+	char *p = mmap((void *)(unsigned long)addr, len, prot, flags, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	*out = p;
+	return 0;
+}
+
+static int norm(long r)
+{
+	return r < 0 ? (int)r : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. Access modes                                                     */
+
+enum op { CONF, ATT, INFO, STATS, MRO, MPROT, MRW, ALLOC, PREF, FREE, MAPFD, NR_OPS };
+
+static const char *const op_names[NR_OPS] = {
+	"configure", "attach", "get_info", "stats", "mmap_ro", "mprotect_rw",
+	"mmap_rw", "alloc", "prefault", "free", "map_fd",
+};
+
+#define NA 1		/* not applicable in this row */
+#define NONE (-1)	/* no map fd: the handle creates its own arena */
+
+struct access_row {
+	int dev_mode;		/* O_RDONLY / O_RDWR */
+	int map_mode;		/* NONE / O_RDONLY / O_WRONLY / O_RDWR */
+	int expect[NR_OPS];	/* 0, -errno or NA */
+	int fd_mode;		/* O_ACCMODE of the MAP_FD fd when it succeeds */
+};
+
+/*
+ * Rights = device mode & map fd mode.  Writes without the write right: EPERM
+ * (as map_update_elem on a read-only map fd); mmap without the needed right:
+ * EACCES (as do_mmap on a file opened without it); creating an arena needs a
+ * writable handle (EPERM); attach with no right left: EACCES.
+ */
+static const struct access_row access_table[] = {
+	/*                          conf    att      info stats    mro      mprot    mrw      alloc   pref    free    mapfd */
+	{ O_RDWR,   NONE,     { 0,      NA,      0, -ENXIO, 0,       -EACCES, 0,       0,      0,      0,      0      }, O_RDWR },
+	{ O_RDWR,   O_RDONLY, { 0,      0,       0, 0,      0,       -EACCES, -EACCES, -EPERM, -EPERM, -EPERM, 0      }, O_RDONLY },
+	{ O_RDWR,   O_WRONLY, { 0,      0,       0, 0,      -EACCES, NA,      -EACCES, 0,      0,      0,      0      }, O_WRONLY },
+	{ O_RDWR,   O_RDWR,   { 0,      0,       0, 0,      0,       -EACCES, 0,       0,      0,      0,      0      }, O_RDWR },
+	{ O_RDONLY, NONE,     { -EPERM, NA,      0, -ENXIO, -EPERM,  NA,      -EACCES, -EPERM, -EPERM, -EPERM, -EPERM }, 0 },
+	{ O_RDONLY, O_RDONLY, { -EPERM, 0,       0, 0,      0,       -EACCES, -EACCES, -EPERM, -EPERM, -EPERM, 0      }, O_RDONLY },
+	{ O_RDONLY, O_WRONLY, { -EPERM, -EACCES, 0, -ENXIO, -EPERM,  NA,      -EACCES, -EPERM, -EPERM, -EPERM, -EPERM }, 0 },
+	{ O_RDONLY, O_RDWR,   { -EPERM, 0,       0, 0,      0,       -EACCES, -EACCES, -EPERM, -EPERM, -EPERM, 0      }, O_RDONLY },
+};
+
+static const char *mode_name(int m)
+{
+	return m == NONE ? "none" : m == O_RDONLY ? "rdonly" : m == O_WRONLY ? "wronly" : "rdwr";
+}
+
+/* Runs one row; returns the number of mismatches (each logged). */
+static int run_access_row(struct __test_metadata *_metadata, const struct access_row *row)
+{
+	int got[NR_OPS], owner_map = -1, owner_dev = -1, map = -1, h, i, bad = 0;
+	long owner_pages = -1;
+	__u64 base = 0;
+	char *p = NULL, *q = NULL;
+	long r;
+
+	for (i = 0; i < NR_OPS; i++)
+		got[i] = NA;
+	if (row->map_mode != NONE) {
+		/* The owner: a bpf() arena at a fixed address, page 0 holds 'M'. */
+		owner_map = bpf_create_arena(16, FIXED_ADDR);
+		ASSERT_LE(0, owner_map);
+		ASSERT_EQ(0, try_mmap(owner_map, FIXED_ADDR, 16 * PG, PROT_READ | PROT_WRITE, &p));
+		p[0] = 'M';
+		munmap(p, 16 * PG);
+		owner_dev = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, owner_dev);
+		ASSERT_EQ(0, attach(owner_dev, owner_map));
+		owner_pages = pages_allocated(owner_dev);
+		ASSERT_EQ(1, owner_pages);
+		map = row->map_mode == O_RDWR ? dup(owner_map) :
+		      reopen_map(owner_map, row->map_mode == O_RDONLY ? BPF_F_RDONLY : BPF_F_WRONLY);
+		ASSERT_LE(0, map);
+		base = FIXED_ADDR;
+	}
+	h = open(BPF_ARENA_DEV_PATH, row->dev_mode | O_CLOEXEC);
+	ASSERT_LE(0, h);
+
+	got[CONF] = configure(h, 16, 0);
+	if (row->map_mode != NONE)
+		got[ATT] = norm(attach(h, map));
+	{
+		struct bpf_arena_info inf = { .size = sizeof(inf) };
+
+		got[INFO] = norm(xioctl(h, BPF_ARENA_IOC_GET_INFO, &inf));
+	}
+	got[STATS] = norm(pages_allocated(h));
+	got[MRO] = try_mmap(h, base, 16 * PG, PROT_READ, &p);
+	if (!got[MRO]) {
+		if (row->map_mode != NONE && p[0] != 'M') {
+			TH_LOG("dev %s map %s: read-only mapping does not show the owner's data",
+			       mode_name(row->dev_mode), mode_name(row->map_mode));
+			bad++;
+		}
+		(void)*(volatile char *)p;
+		base = (unsigned long)p;
+		got[MPROT] = mprotect(p, 16 * PG, PROT_READ | PROT_WRITE) ? -errno : 0;
+		munmap(p, 16 * PG);
+	}
+	got[MRW] = try_mmap(h, base, 16 * PG, PROT_READ | PROT_WRITE, &q);
+	if (!got[MRW]) {
+		q[PG] = 'w';
+		munmap(q, 16 * PG);
+	}
+	got[ALLOC] = norm(alloc_pages(h, base + 2 * PG, 1));
+	got[PREF] = norm(range_ioctl(h, BPF_ARENA_IOC_PREFAULT, base + 3 * PG, 1));
+	/* Page 0: the owner's page in attached rows. */
+	got[FREE] = norm(range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, base, 1));
+	r = map_fd_of(h);
+	got[MAPFD] = norm(r);
+	if (r >= 0) {
+		int fd = (int)r, mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+		union bpf_attr a;
+		long upd;
+
+		if (mode != row->fd_mode) {
+			TH_LOG("dev %s map %s: MAP_FD gave a %s fd, expected %s",
+			       mode_name(row->dev_mode), mode_name(row->map_mode),
+			       mode_name(mode), mode_name(row->fd_mode));
+			bad++;
+		}
+		/* A write through the new fd: EPERM unless it may write. */
+		memset(&a, 0, sizeof(a));
+		a.map_fd = fd;
+		upd = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+		if ((upd == -EPERM) != (row->fd_mode == O_RDONLY)) {
+			TH_LOG("dev %s map %s: update through the MAP_FD fd gave %ld",
+			       mode_name(row->dev_mode), mode_name(row->map_mode), upd);
+			bad++;
+		}
+		/* Writable mapping through the new fd only if it is O_RDWR. */
+		r = try_mmap(fd, base, 16 * PG, PROT_READ | PROT_WRITE, &q);
+		if (!r)
+			munmap(q, 16 * PG);
+		if ((r == 0) != (row->fd_mode == O_RDWR)) {
+			TH_LOG("dev %s map %s: writable mmap of the MAP_FD fd gave %ld",
+			       mode_name(row->dev_mode), mode_name(row->map_mode), r);
+			bad++;
+		}
+		close(fd);
+	}
+	for (i = 0; i < NR_OPS; i++) {
+		if (row->expect[i] == NA || got[i] == row->expect[i])
+			continue;
+		TH_LOG("dev %s map %s: %s gave %d (%s), expected %d (%s)",
+		       mode_name(row->dev_mode), mode_name(row->map_mode), op_names[i],
+		       got[i], got[i] == NA ? "not run" : strerror(-got[i]),
+		       row->expect[i], strerror(-row->expect[i]));
+		bad++;
+	}
+	/* A refused FREE (or ALLOC) left the owner's pages alone. */
+	if (owner_dev >= 0 && row->expect[FREE] && pages_allocated(owner_dev) != owner_pages) {
+		TH_LOG("dev %s map %s: the owner's page count changed to %ld",
+		       mode_name(row->dev_mode), mode_name(row->map_mode),
+		       pages_allocated(owner_dev));
+		bad++;
+	}
+	close(h);
+	if (map >= 0)
+		close(map);
+	if (owner_dev >= 0)
+		close(owner_dev);
+	if (owner_map >= 0)
+		close(owner_map);
+	return bad;
+}
+
+TEST(access_modes_table)
+{
+	unsigned int i;
+	int bad = 0;
+
+	NEED_DEV();
+	for (i = 0; i < sizeof(access_table) / sizeof(access_table[0]); i++)
+		bad += run_access_row(_metadata, &access_table[i]);
+	EXPECT_EQ(0, bad);
+}
+
+TEST(frozen_arena_refuses_writes_through_the_device)
+{
+	int mfd, h;
+	char *p = NULL;
+
+	NEED_DEV();
+	mfd = bpf_create_arena(16, FIXED_ADDR);
+	ASSERT_LE(0, mfd);
+	{
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.map_fd = mfd;
+		ASSERT_EQ(0, sys_bpf(BPF_MAP_FREEZE, &a));
+	}
+	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, attach(h, mfd));
+	EXPECT_EQ(-EPERM, try_mmap(h, FIXED_ADDR, 16 * PG, PROT_READ | PROT_WRITE, &p));
+	EXPECT_EQ(-EPERM, alloc_pages(h, FIXED_ADDR, 1));
+	EXPECT_EQ(-EPERM, range_ioctl(h, BPF_ARENA_IOC_PREFAULT, FIXED_ADDR, 1));
+	EXPECT_EQ(-EPERM, range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, 1));
+	ASSERT_EQ(0, try_mmap(h, FIXED_ADDR, 16 * PG, PROT_READ, &p));
+	EXPECT_EQ(-1, mprotect(p, 16 * PG, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, 16 * PG);
+	close(h);
+	close(mfd);
+}
+
+TEST(writable_device_mapping_blocks_freeze)
+{
+	union bpf_attr a;
+	int h, mfd;
+	char *p = NULL;
+
+	NEED_DEV();
+	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, try_mmap(h, 0, 16 * PG, PROT_READ | PROT_WRITE, &p));
+	mfd = (int)map_fd_of(h);
+	ASSERT_LE(0, mfd);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = mfd;
+	/* As a writable mmap of the map fd: never frozen afterwards. */
+	EXPECT_EQ(-EBUSY, sys_bpf(BPF_MAP_FREEZE, &a));
+	munmap(p, 16 * PG);
+	close(mfd);
+	close(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Unprivileged children                                               */
+
+/* Opens the device to everyone for the test's duration (restored by the fixture). */
+FIXTURE(unpriv) {
+	mode_t old_mode;
+	char per_user[32], global[32];
+};
+
+static void read_param(const char *name, char *buf, size_t len)
+{
+	if (!read_line(name, buf, len))
+		buf[0] = 0;
+}
+
+static int write_param(const char *name, const char *val)
+{
+	int fd = open(name, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+FIXTURE_SETUP(unpriv)
+{
+	struct stat st;
+
+	memset(self, 0, sizeof(*self));
+	NEED_DEV();
+	ASSERT_EQ(0, stat(BPF_ARENA_DEV_PATH, &st));
+	self->old_mode = st.st_mode & 07777;
+	ASSERT_EQ(0, chmod(BPF_ARENA_DEV_PATH, 0666));
+	read_param(PARAMS "max_dev_arenas_per_user", self->per_user, sizeof(self->per_user));
+	read_param(PARAMS "max_dev_arenas", self->global, sizeof(self->global));
+}
+
+FIXTURE_TEARDOWN(unpriv)
+{
+	if (self->old_mode)
+		chmod(BPF_ARENA_DEV_PATH, self->old_mode);
+	if (self->per_user[0])
+		write_param(PARAMS "max_dev_arenas_per_user", self->per_user);
+	if (self->global[0])
+		write_param(PARAMS "max_dev_arenas", self->global);
+}
+
+/*
+ * Forks; the child sets RLIMIT_MEMLOCK (unless memlock_pages < 0), drops to
+ * uid (unless 0) and returns fn(arg) as its exit status.  Returns the child's
+ * pid (wait with child_status()).
+ */
+static pid_t run_as(uid_t uid, long memlock_pages, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (memlock_pages >= 0) {
+		struct rlimit rl = { memlock_pages * PG, memlock_pages * PG };
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(100);
+	}
+	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+		_exit(101);
+	_exit(fn(arg));
+}
+
+static int child_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return 200 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. Memory: RLIMIT_MEMLOCK of the creator                            */
+
+#define MEMLOCK_PAGES 64
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	(void)sig;
+	siglongjmp(fault_jmp, 1);
+}
+
+/* Touches p; 1 if that raised SIGSEGV or SIGBUS. */
+static int touch_faults(volatile char *p)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_segv, old_bus;
+	int faulted;
+
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	faulted = sigsetjmp(fault_jmp, 1);
+	if (!faulted)
+		*p = 1;
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	return faulted;
+}
+
+static int memlock_child(void *arg)
+{
+	int fd, fd2, i;
+	char *p = NULL, *p2 = NULL;
+	long r;
+
+	(void)arg;
+	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(fd >= 0);
+	CK(try_mmap(fd, 0, 256 * PG, PROT_READ | PROT_WRITE, &p) == 0);
+	/* The whole budget in one go, then not one page more. */
+	CK(alloc_pages(fd, 0, MEMLOCK_PAGES) == 0);
+	CK(alloc_pages(fd, 0, 1) == -ENOMEM);
+	CK(alloc_pages(fd, 0, 1048576) == -ERANGE);	/* more than the arena: checked first */
+	/* Free gives the budget back. */
+	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) == 1);
+	CK(alloc_pages(fd, (unsigned long)p, 1) == 0);
+	/* Prefault and user faults are charged too. */
+	CK(range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 100 * PG, 1) == -ENOMEM);
+	CK(touch_faults(p + 101 * PG) == 1);
+	CK(pages_allocated(fd) == MEMLOCK_PAGES);
+	/* The budget is the user's, not the arena's. */
+	fd2 = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(fd2 >= 0);
+	CK(try_mmap(fd2, 0, 16 * PG, PROT_READ | PROT_WRITE, &p2) == 0);
+	CK(touch_faults(p2) == 1);
+	CK(alloc_pages(fd2, 0, 1) == -ENOMEM);
+	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == MEMLOCK_PAGES);
+	CK(alloc_pages(fd2, 0, 16) == 0);
+	p2[0] = 1;
+	CK(touch_faults(p + 101 * PG) == 0);	/* 17 of 64 now */
+	/* Destroying an arena gives its pages back (its free is deferred). */
+	munmap(p2, 16 * PG);
+	close(fd2);
+	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == 1);
+	for (i = 0, r = -1; i < 500 && r; i++) {
+		r = alloc_pages(fd, 0, MEMLOCK_PAGES);
+		if (r)
+			usleep(10000);
+	}
+	CK(r == 0);
+	munmap(p, 256 * PG);
+	close(fd);
+	return 0;
+}
+
+TEST_F(unpriv, memlock_limits_device_arena_pages)
+{
+	NEED_DEV();
+	ASSERT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, memlock_child, NULL)));
+}
+
+static int cap_ipc_lock_child(void *arg)
+{
+	char *p = NULL;
+	int fd;
+
+	(void)arg;
+	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(fd >= 0);
+	CK(try_mmap(fd, 0, 256 * PG, PROT_READ | PROT_WRITE, &p) == 0);
+	CK(alloc_pages(fd, 0, 4 * MEMLOCK_PAGES) == 0);
+	munmap(p, 256 * PG);
+	close(fd);
+	return 0;
+}
+
+TEST_F(unpriv, cap_ipc_lock_is_not_limited)
+{
+	NEED_DEV();
+	ASSERT_EQ(0, child_status(run_as(0, MEMLOCK_PAGES, cap_ipc_lock_child, NULL)));
+}
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define CG_TEST CG_ROOT "/arena_dev_security"
+
+static long long cg_read(const char *file, const char *key)
+{
+	char path[128], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CG_TEST "/%s", file);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ' ') {
+			v = atoll(line + n + 1);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * In a 32 MiB memcg with no memlock limit: ENOMEM, never an OOM kill.  (User
+ * faults share the allocation; they are not tested here because with the
+ * memcg full the SIGSEGV delivery itself may need memory.)
+ */
+static int oom_child(void *arg)
+{
+	char *p = NULL;
+	long r;
+	int fd;
+
+	(void)arg;
+	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(fd >= 0);
+	CK(try_mmap(fd, 0, 1UL << 32, PROT_READ | PROT_WRITE, &p) == 0);
+	r = alloc_pages(fd, 0, 16384);		/* 64 MiB */
+	CK(r == -ENOMEM);
+	CK(pages_allocated(fd) == 0);
+	/* Prefault keeps what it allocated before failing: free it at once. */
+	r = range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 16384);
+	range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 16384);
+	CK(r == -ENOMEM);
+	CK(pages_allocated(fd) == 0);
+	CK(touch_faults(p) == 0);
+	munmap(p, 1UL << 32);
+	close(fd);
+	return 0;
+}
+
+TEST_F(unpriv, device_arena_pages_never_invoke_the_oom_killer)
+{
+	char pidbuf[16];
+	pid_t pid;
+	int go[2], st;
+	char c;
+
+	NEED_DEV();
+	mkdir(CG_ROOT, 0755);
+	if ((access(CG_ROOT "/cgroup.controllers", F_OK) &&
+	     mount("none", CG_ROOT, "cgroup2", 0, NULL)) ||
+	    write_param(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no cgroup v2 memory controller in this guest");
+	rmdir(CG_TEST);
+	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
+	ASSERT_EQ(0, write_param(CG_TEST "/memory.max", "33554432"));
+	ASSERT_EQ(0, pipe(go));
+	/* The child joins the memcg as root, then drops to uid 1000. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(102);
+		_exit(child_status(run_as(1000, RLIM_INFINITY / PG, oom_child, NULL)));
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	ASSERT_EQ(0, write_param(CG_TEST "/cgroup.procs", pidbuf));
+	close(go[0]);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, cg_read("memory.events", "oom_kill"));
+	EXPECT_EQ(0, cg_read("memory.events", "oom"));
+	rmdir(CG_TEST);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. Address space: caps on device arenas                             */
+
+struct fill_arg {
+	int max;		/* stop after this many */
+	int report, go;		/* pipes: child writes {count, errno}, waits for a byte */
+};
+
+/* The red team's loop: open, mmap 4 KiB, close; the mappings keep the arenas. */
+static int fill_child(void *argp)
+{
+	struct fill_arg *a = argp;
+	int out[2] = { 0, 0 }, fd;
+	char c, *p;
+
+	for (out[0] = 0; out[0] < a->max; out[0]++) {
+		fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			out[1] = errno;
+			break;
+		}
+		p = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		out[1] = errno;
+		close(fd);
+		if (p == MAP_FAILED)
+			break;
+		out[1] = 0;
+	}
+	if (write(a->report, out, sizeof(out)) != sizeof(out))
+		return 1;
+	if (read(a->go, &c, 1) != 1)
+		return 1;
+	return 0;
+}
+
+/* Starts fill_child as uid; *count, *err: what it created and why it stopped. */
+static pid_t fill_as(uid_t uid, int max, int *go_w, int *count, int *err)
+{
+	int rep[2], go[2], out[2] = { -1, -1 };
+	struct fill_arg a = { .max = max };
+	pid_t pid;
+
+	if (pipe(rep) || pipe(go))
+		return -1;
+	a.report = rep[1];
+	a.go = go[0];
+	pid = run_as(uid, -1, fill_child, &a);
+	close(rep[1]);
+	close(go[0]);
+	if (read(rep[0], out, sizeof(out)) != sizeof(out))
+		out[0] = -1;
+	close(rep[0]);
+	*count = out[0];
+	*err = out[1];
+	*go_w = go[1];
+	return pid;
+}
+
+static int release(pid_t pid, int go_w)
+{
+	if (write(go_w, "g", 1) != 1)
+		return -1;
+	close(go_w);
+	return child_status(pid);
+}
+
+TEST_F(unpriv, per_user_cap_on_device_arenas)
+{
+	int go, count, err, go2, count2, err2, mfd, per_user = -1;
+	char buf[32];
+	struct stat st;
+	pid_t pid, pid2;
+
+	NEED_DEV();
+	if (read_line(PARAMS "max_dev_arenas_per_user", buf, sizeof(buf)))
+		per_user = atoi(buf);
+	/*
+	 * The defaults: one user stops at the per-user cap with EMFILE (without
+	 * it, 8192 arenas exhaust a 4-level-paging kernel's vmalloc space).
+	 */
+	pid = fill_as(1000, 8192, &go, &count, &err);
+	TH_LOG("uid 1000 created %d device arenas, then errno %d", count, err);
+	EXPECT_EQ(per_user, count);
+	EXPECT_EQ(EMFILE, err);
+	/* Root's bpf() arenas are unaffected, and so is another user. */
+	mfd = bpf_create_arena(16, 0);
+	EXPECT_LE(0, mfd);
+	if (mfd >= 0)
+		close(mfd);
+	pid2 = fill_as(1001, 1, &go2, &count2, &err2);
+	EXPECT_EQ(1, count2);
+	EXPECT_EQ(0, release(pid2, go2));
+	EXPECT_EQ(0, release(pid, go));
+
+	/* Root may change the caps at run time. */
+	ASSERT_EQ(0, stat(PARAMS "max_dev_arenas_per_user", &st));
+	EXPECT_EQ(0644, st.st_mode & 0777);
+	ASSERT_EQ(0, stat(PARAMS "max_dev_arenas", &st));
+	EXPECT_EQ(0644, st.st_mode & 0777);
+	EXPECT_LT(0, per_user);
+	EXPECT_GE(256, per_user);
+}
+
+TEST_F(unpriv, global_cap_on_device_arenas)
+{
+	int go, count, err, go2, count2, err2, mfd;
+	pid_t pid, pid2;
+
+	NEED_DEV();
+	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "4"));
+	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas", "6"));
+	pid = fill_as(1000, 100, &go, &count, &err);
+	EXPECT_EQ(4, count);
+	EXPECT_EQ(EMFILE, err);
+	pid2 = fill_as(1001, 100, &go2, &count2, &err2);
+	EXPECT_EQ(2, count2);
+	EXPECT_EQ(ENFILE, err2);
+	mfd = bpf_create_arena(16, 0);
+	EXPECT_LE(0, mfd);
+	if (mfd >= 0)
+		close(mfd);
+	EXPECT_EQ(0, release(pid2, go2));
+	EXPECT_EQ(0, release(pid, go));
+}
+
+static int reopen_child(void *arg)
+{
+	int i, fd, n = *(int *)arg;
+	char *p = NULL;
+
+	for (i = 0; i < n; i++) {
+		fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+		CK(fd >= 0);
+		p = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		CK(p != MAP_FAILED);
+		p[0] = 1;
+		munmap(p, PG);
+		close(fd);
+	}
+	return 0;
+}
+
+/* Arenas freed from a workqueue must not count against a cap of 1. */
+TEST_F(unpriv, close_and_reopen_never_hits_the_cap)
+{
+	int n = 200;
+
+	NEED_DEV();
+	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "1"));
+	ASSERT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, reopen_child, &n)));
+}
+
+TEST_HARNESS_MAIN
