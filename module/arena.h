@@ -143,7 +143,7 @@ void arena_mem_free(struct bpf_arena *arena);
  */
 /* Creates the arena's companion once; 0 or -errno. */
 int arena_companion_get(struct bpf_arena *arena);
-/* A new O_RDWR fd of the companion in the current (private) table, or -errno. */
+/* A new read-only fd of the companion in the current (snapshot) table, or -errno. */
 int arena_companion_new_fd(struct bpf_arena *arena);
 /*
  * The arena whose companion value is at value, with a reference taken, or

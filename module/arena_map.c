@@ -21,7 +21,7 @@
 #include "arena.h"
 #include "ksyms.h"
 
-bool is_arena_map(const struct bpf_map *map)
+bool notrace is_arena_map(const struct bpf_map *map)
 {
 	return map->ops == &arena_map_ops;
 }
@@ -295,12 +295,6 @@ static int arena_map_direct_value_addr(const struct bpf_map *map, u64 *imm, u32 
 	return -EINVAL;
 }
 
-static bool arena_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1)
-{
-	/* An arena cannot be an inner map. */
-	return false;
-}
-
 static void *arena_map_lookup_percpu_elem(struct bpf_map *map, void *key, u32 cpu)
 {
 	return NULL;
@@ -331,7 +325,11 @@ static int arena_map_lookup_and_delete_elem(struct bpf_map *map, void *key,
 }
 
 const struct bpf_map_ops arena_map_ops = {
-	.map_meta_equal = arena_map_meta_equal,
+	/*
+	 * No map_meta_equal: 6.1's bpf_map_meta_alloc() then refuses an arena
+	 * as an inner-map template (ENOTSUPP).  With one, the template would
+	 * copy this ops pointer and outlive the module's reference.
+	 */
 	.map_free = arena_map_free,
 	.map_mmap = arena_map_mmap,
 	.map_get_next_key = arena_map_get_next_key,

@@ -55,6 +55,16 @@ static struct bpf_map *companion_create(void)
 		.key_size = sizeof(u32),
 		.value_size = COMPANION_VALUE_SIZE,
 		.max_entries = 1,
+		/*
+		 * Read-only fds only (BPF_F_RDONLY is a property of the fd):
+		 * whoever sees one (pidfd_getfd() reads the loader's table,
+		 * docs/SECURITY.md) cannot update the map.  6.1 lets any fd
+		 * freeze it; harmless only because it is never
+		 * BPF_F_RDONLY_PROG: the verifier would then read the value
+		 * of a frozen companion as a constant, not as the unknown
+		 * scalar the placeholders need.
+		 */
+		.map_flags = BPF_F_RDONLY,
 		.map_name = "arena_companion",
 	};
 	struct bpf_map *map;
@@ -117,7 +127,7 @@ int arena_companion_new_fd(struct bpf_arena *arena)
 	int fd;
 
 	bpf_map_inc_with_uref(map);
-	fd = ksyms.bpf_map_new_fd(map, O_RDWR);
+	fd = ksyms.bpf_map_new_fd(map, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		atomic64_dec(&map->usercnt);
 		bpf_map_put(map);

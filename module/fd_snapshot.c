@@ -9,8 +9,11 @@
  * the task switched to a private copy of its table (the way unshare_files()
  * gives exec a private one): every lookup, the module's and the kernel's,
  * sees one frozen set of objects; the companion and the new program exist
- * only there; nothing another thread does reaches them.  The new program's
- * file is installed in the task's own table only after every check passed.
+ * only there, and nobody can close, replace or add an fd in the copy.  The
+ * copy is frozen, not hidden: pidfd_getfd() (allowed within a thread group)
+ * and /proc read task->files and may copy an fd OUT of it, which is why the
+ * companion's fds are read-only (companion.c).  The new program's file is
+ * installed in the task's own table only after every check passed.
  *
  * Closing the copy closes its duplicated files, exactly as a forked child
  * that exits does (->flush runs; POSIX locks and dnotify are owned by the

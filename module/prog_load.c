@@ -255,8 +255,17 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit, bool one_to
 	u8 *buf;
 
 	*kbuf = NULL;
-	if (!cnt || !*uptr)
+	/*
+	 * kern_sys_bpf() takes every pointer in attr as a kernel pointer: a
+	 * user value must never pass through.  No records: no pointer.
+	 * Records at NULL: the stock answer for a user NULL.
+	 */
+	if (!cnt) {
+		*uptr = 0;
 		return 0;
+	}
+	if (!*uptr)
+		return -EFAULT;
 	if (rec_size < sizeof(u32) || rec_size > REC_SIZE_MAX || cnt > BPF_COMPLEXITY_LIMIT_INSNS)
 		return -EINVAL;
 	buf = kvmalloc_array(cnt, rec_size, GFP_KERNEL);
@@ -277,10 +286,8 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit, bool one_to
 			kvfree(buf);
 			return -EOPNOTSUPP;
 		}
-		if (off < old_len)
-			*insn_off = res->new_idx[off] * unit;
-		else
-			*insn_off = (off - old_len + res->len) * unit;
+		/* Past the end stays past the end: the verifier refuses it. */
+		*insn_off = (off < old_len ? res->new_idx[off] : res->len) * unit;
 	}
 	*uptr = (u64)(unsigned long)buf;
 	*kbuf = buf;
@@ -433,8 +440,8 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_lowered;
 	license[ret] = '\0';
 	kattr.license = (u64)(unsigned long)license;
-	if (pl->fds)
-		kattr.fd_array = (u64)(unsigned long)pl->fds;
+	/* A kernel pointer or 0, never the user's value (see remap_records()). */
+	kattr.fd_array = (u64)(unsigned long)pl->fds;
 	ret = remap_records(&kattr.func_info, kattr.func_info_cnt, kattr.func_info_rec_size, 1,
 			    false, res, pl->len, &kfinfo);
 	if (!ret)

@@ -29,7 +29,7 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 						  unsigned long len, unsigned long pgoff,
 						  unsigned long flags);
 
-static bool sys_bpf_filter(const struct pt_regs *regs)
+static bool notrace sys_bpf_filter(const struct pt_regs *regs)
 {
 	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
 
@@ -37,7 +37,7 @@ static bool sys_bpf_filter(const struct pt_regs *regs)
 	       uregs->di == BPF_PROG_LOAD || uregs->di == BPF_BTF_LOAD;
 }
 
-static bool get_unmapped_area_filter(const struct pt_regs *regs)
+static bool notrace get_unmapped_area_filter(const struct pt_regs *regs)
 {
 	struct file *file = (struct file *)regs->di;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -643,6 +644,230 @@ TEST(arena_value_ldimm64_outside_the_lowering_is_refused)
 	TH_LOG("%d loads, %d loaded, %d with an arena value address", i, loaded, bad);
 	EXPECT_EQ(0, bad);
 	close(other);
+	close(afd);
+}
+
+/* A BTF blob with one INT type, for programs that need a prog_btf_fd. */
+static int int_btf(void)
+{
+	struct {
+		struct btf_header h;
+		struct btf_type t;
+		__u32 enc;
+		char str[5];
+	} __attribute__((packed)) b;
+	union bpf_attr attr;
+
+	memset(&b, 0, sizeof(b));
+	b.h.magic = BTF_MAGIC;
+	b.h.version = BTF_VERSION;
+	b.h.hdr_len = sizeof(b.h);
+	b.h.type_len = sizeof(b.t) + sizeof(b.enc);
+	b.h.str_off = b.h.type_len;
+	b.h.str_len = sizeof(b.str);
+	b.t.name_off = 1;
+	b.t.info = BTF_KIND_INT << 24;
+	b.t.size = 4;
+	b.enc = 32;
+	memcpy(b.str, "\0int", 5);
+	memset(&attr, 0, sizeof(attr));
+	attr.btf = ptr_u64(&b);
+	attr.btf_size = sizeof(b);
+	return bpf_sys(BPF_BTF_LOAD, &attr);
+}
+
+/*
+ * Review finding: the module passes attr to kern_sys_bpf(), which takes
+ * every pointer in it as a kernel pointer; a NULL func_info or line_info
+ * with a count was dereferenced in the kernel (oops).  Stock answer: EFAULT.
+ * Each load runs in a child, so an oops kills the child, not the test.
+ */
+TEST(null_record_pointers_get_the_stock_answer)
+{
+	static const struct { int line; unsigned int rec_size; } cases[] = {
+		{ 0, 8 }, { 0, 12 }, { 1, 16 }, { 1, 20 },
+	};
+	unsigned int i;
+	int afd, btf;
+
+	afd = arena_map(1);
+	ASSERT_LE(0, afd);
+	ASSERT_NE(MAP_FAILED, mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0));
+	btf = int_btf();
+	ASSERT_LE(0, btf);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int status;
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			struct bpf_insn insns[] = {
+				I_LD_MAP_FD(1, afd),
+				I_MOV64_IMM(0, 0),
+				I_EXIT(),
+			};
+			union bpf_attr attr;
+			long ret;
+
+			memset(&attr, 0, sizeof(attr));
+			attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+			attr.prog_flags = BPF_F_SLEEPABLE;
+			attr.insns = ptr_u64(insns);
+			attr.insn_cnt = ARRAY_SIZE(insns);
+			attr.license = ptr_u64("GPL");
+			attr.prog_btf_fd = btf;
+			if (cases[i].line) {
+				attr.line_info_cnt = 1;
+				attr.line_info_rec_size = cases[i].rec_size;
+			} else {
+				attr.func_info_cnt = 1;
+				attr.func_info_rec_size = cases[i].rec_size;
+			}
+			ret = bpf_sys(BPF_PROG_LOAD, &attr);
+			_exit(ret < 0 && errno == EFAULT ? 0 : 1);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("%s, rec_size %u: status %#x", cases[i].line ? "line_info" : "func_info",
+			       cases[i].rec_size, status);
+	}
+	close(btf);
+	close(afd);
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+struct grab {
+	atomic_bool stop;
+	int pidfd, base;
+	int companion;		/* an fd of the companion, kept */
+};
+
+static bool is_companion_fd(int fd)
+{
+	struct bpf_map_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = ptr_u64(&info);
+	return !bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) && !strcmp(info.name, "arena_companion");
+}
+
+/* pidfd_getfd() over the loader's fd numbers: reads task->files, the snapshot. */
+static void *grabber(void *arg)
+{
+	struct grab *g = arg;
+	int k;
+
+	while (!atomic_load(&g->stop) && g->companion < 0) {
+		for (k = 0; k < 6; k++) {
+			int fd = syscall(SYS_pidfd_getfd, g->pidfd, g->base + k, 0);
+
+			if (fd < 0)
+				continue;
+			if (is_companion_fd(fd)) {
+				g->companion = fcntl(fd, F_DUPFD_CLOEXEC, 500);
+				close(fd);
+				break;
+			}
+			close(fd);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Review finding: the snapshot is frozen against changes, not hidden from
+ * reads: a sibling's pidfd_getfd() copies fds out of the loader's current
+ * table.  What it can get of the companion must be read-only (no update)
+ * and must not let it make the companion's value a verifier constant.
+ */
+TEST(companion_seen_by_a_sibling_is_read_only)
+{
+	static struct bpf_insn insns[3004];
+	struct grab g = { .stop = false, .companion = -1 };
+	int afd, rounds, i = 0;
+	uint64_t *base;
+	union bpf_attr attr;
+	uint64_t val = 1;
+	uint32_t key = 0;
+	pthread_t t;
+
+	if (kernel_has_native_arena())
+		SKIP(return, "6.12 has in-tree arena: no companion map");
+	afd = high_fd(arena_map(1));
+	ASSERT_LE(0, afd);
+	base = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	insns[i++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1,
+					.src_reg = BPF_PSEUDO_MAP_FD, .imm = afd };
+	insns[i++] = (struct bpf_insn){ 0 };
+	while (i < 3002)	/* a slow verification: a wide window */
+		insns[i++] = I_MOV64_IMM(0, i);
+	insns[i++] = I_MOV64_IMM(0, 0);
+	insns[i++] = I_EXIT();
+	g.pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	ASSERT_LE(0, g.pidfd);
+	g.base = dup(0);
+	close(g.base);
+	ASSERT_EQ(0, pthread_create(&t, NULL, grabber, &g));
+	for (rounds = 0; rounds < 200 && g.companion < 0; rounds++) {
+		int pfd = load_syscall_prog(insns, i, NULL, 0);
+
+		if (pfd >= 0)
+			close(pfd);
+	}
+	atomic_store(&g.stop, true);
+	pthread_join(t, NULL);
+	TH_LOG("%d loads, companion %s", rounds, g.companion >= 0 ? "grabbed" : "not grabbed");
+	if (g.companion >= 0) {
+		EXPECT_EQ(O_RDONLY, fcntl(g.companion, F_GETFL) & O_ACCMODE);
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = g.companion;
+		attr.key = ptr_u64(&key);
+		attr.value = ptr_u64(&val);
+		EXPECT_EQ(-1, bpf_sys(BPF_MAP_UPDATE_ELEM, &attr));
+		EXPECT_EQ(EPERM, errno);
+		/*
+		 * 6.1 lets any fd freeze a map.  Harmless here: the companion is
+		 * never BPF_F_RDONLY_PROG, so even frozen its value stays an
+		 * unknown scalar to the verifier; programs still read the arena.
+		 */
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = g.companion;
+		bpf_sys(BPF_MAP_FREEZE, &attr);
+		{
+			struct bpf_map_info info;
+
+			memset(&info, 0, sizeof(info));
+			memset(&attr, 0, sizeof(attr));
+			attr.info.bpf_fd = g.companion;
+			attr.info.info_len = sizeof(info);
+			attr.info.info = ptr_u64(&info);
+			ASSERT_EQ(0, bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr));
+			EXPECT_EQ(0, info.map_flags & BPF_F_RDONLY_PROG);
+		}
+		{
+			struct bpf_insn prog[] = READ_PROG(afd);
+			uint64_t ctx[1] = { ptr_u64(base) };
+			int pfd = load_syscall_prog(prog, ARRAY_SIZE(prog), vlog, LOG_SIZE);
+
+			ASSERT_LE(0, pfd) TH_LOG("%s", vlog);
+			*base = ARENA_VAL;
+			EXPECT_EQ(1, run_syscall_prog(pfd, ctx, sizeof(ctx)));
+			close(pfd);
+		}
+		close(g.companion);
+	}
+	close(g.pidfd);
 	close(afd);
 }
 
