@@ -24,6 +24,7 @@
 #include "bpf_insn.h"
 #include "bpf_insn_extra.h"
 #include "kmod_util.h"
+#include "lib_bpf.h"
 
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
@@ -550,14 +551,8 @@ TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 static uint32_t map_id(int fd)
 {
 	struct bpf_map_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
+	return tb_map_info(fd, &info) ? 0 : info.id;
 }
 
 /* Does program fd hold map id? */
@@ -751,14 +746,8 @@ struct grab {
 static bool is_companion_fd(int fd)
 {
 	struct bpf_map_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return !bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) && !strcmp(info.name, "arena_companion");
+	return !tb_map_info(fd, &info) && !strcmp(info.name, "arena_companion");
 }
 
 /* pidfd_getfd() over the loader's fd numbers: reads task->files, the snapshot. */
@@ -847,12 +836,7 @@ TEST(companion_seen_by_a_sibling_is_read_only)
 		{
 			struct bpf_map_info info;
 
-			memset(&info, 0, sizeof(info));
-			memset(&attr, 0, sizeof(attr));
-			attr.info.bpf_fd = g.companion;
-			attr.info.info_len = sizeof(info);
-			attr.info.info = ptr_u64(&info);
-			ASSERT_EQ(0, bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr));
+			ASSERT_EQ(0, tb_map_info(g.companion, &info));
 			EXPECT_EQ(0, info.map_flags & BPF_F_RDONLY_PROG);
 		}
 		{
