@@ -39,6 +39,12 @@ include $(TOP)/lib/lib.mk
 -include $(TOP)/tests/fuzz/fuzz.mk
 -include $(TOP)/bench/bench.mk
 -include $(TOP)/tests/libbpf-new/libbpf-new.mk
+-include $(TOP)/tests/upstream/upstream.mk
+-include $(TOP)/tests/loops/loops.mk
+-include $(TOP)/tests/stress/stress.mk
+-include $(TOP)/inspect/inspect.mk
+-include $(TOP)/packaging/deb.mk
+-include $(TOP)/scripts/debug-kernel.mk
 
 TEST_SRCS := $(wildcard $(TOP)/tests/*_test.c)
 TEST_BINS := $(patsubst $(TOP)/tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
