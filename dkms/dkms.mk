@@ -171,5 +171,6 @@ ifeq ($(DESTDIR),)
 	-ldconfig
 endif
 
-check-dkms: dist lib
+# The .debs of `make deb` (packaging/deb.mk) too, unless CHECK_DKMS_DEB=0.
+check-dkms: dist lib $(if $(filter 0,$(CHECK_DKMS_DEB)),,deb)
 	$(TOP)/dkms/check.sh
