@@ -12,7 +12,8 @@
 # dkms/guest-deb.sh).
 #
 # Environment: CHECK_DKMS_TIMEOUT (s, default 3600) for the whole QEMU run;
-# CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`);
+# CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`); CHECK_DKMS_K612=0
+# skips its upgrade to the 6.12 kernel;
 # CHECK_DKMS_QUICK=1 gives the guest the host's resolve_btfids (built by
 # setup.sh from linux-source-6.1) instead of letting the DKMS build make one
 # from the guest's linux-source-6.1 (that path is then not tested);
@@ -58,6 +59,25 @@ if [ "$deb_test" = 1 ]; then
 		[ -n "$f" ] || { log "no $p .deb in build/deb: run make deb"; exit 1; }
 		cp "$f" "$share/debs/"
 	done
+	if [ "${CHECK_DKMS_K612:-1}" = 1 ]; then
+		# A kernel upgrade to 6.12 (native arena) in the guest: the stock
+		# image and headers, downloaded once into cache/dkms-debs/.
+		# shellcheck disable=SC1091
+		. "$top/cache/kernels.env"
+		kdebs="$top/cache/dkms-debs"; mkdir -p "$kdebs" "$share/k612"
+		for p in "linux-image-$K612" "linux-headers-$K612" "linux-headers-${K612%-amd64}-common" \
+			 "linux-kbuild-${K612%-amd64}"; do
+			f=$(ls "$kdebs/${p}_"*.deb "$top/cache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+			if [ -z "$f" ]; then
+				log "downloading $p"
+				(cd "$kdebs" && apt-get download -qq -o APT::Sandbox::User=root "$p" >/dev/null) ||
+					{ log "apt-get download $p failed"; exit 1; }
+				f=$(ls "$kdebs/${p}_"*.deb | head -n1)
+			fi
+			cp "$f" "$share/k612/"
+		done
+		k612_env=$K612
+	fi
 fi
 quick=${CHECK_DKMS_QUICK:-0}
 if [ "$quick" = 1 ]; then
@@ -65,8 +85,8 @@ if [ "$quick" = 1 ]; then
 	# host: the guest then skips building it (the slowest part under TCG).
 	install -m 0755 "$top/cache/tools/resolve_btfids-6.1/resolve_btfids" "$share/resolve_btfids"
 fi
-printf 'VERSION=%s\nGROUP=%s\nMODE=%s\nAUTOINSTALL_TEST=%s\nQUICK=%s\nDEB_TEST=%s\n' "$version" "$group" "$mode" \
-	"${CHECK_DKMS_AUTOINSTALL:-1}" "$quick" "$deb_test" > "$share/guest.env"
+printf 'VERSION=%s\nGROUP=%s\nMODE=%s\nAUTOINSTALL_TEST=%s\nQUICK=%s\nDEB_TEST=%s\nK612=%s\n' "$version" "$group" "$mode" \
+	"${CHECK_DKMS_AUTOINSTALL:-1}" "$quick" "$deb_test" "${k612_env:-}" > "$share/guest.env"
 
 # 3. Boot it: console on ttyS0, the guest script's output on ttyS1.  The
 #    guest reboots once by itself (QEMU resets and boots the same kernel).

@@ -7,9 +7,10 @@
 #     example rule, smoke test against the packaged libbpfarena-dev, the
 #     packaged demo (and inspector, when packaged); then a reboot.
 #   deb_after_reboot (boot 3): the module is back, smoke test and demo, a
-#     kernel upgrade's rebuild (the kernel postinst hook), apt-get remove (the
-#     prerm unloads the module, DKMS forgets it) and purge: every file is as
-#     before the install.
+#     kernel upgrade's rebuild (the kernel postinst hook), an upgrade to the
+#     6.12 kernel (K612, its .debs in share/k612: skipped, not failed), the
+#     postinst again with 6.12 present, apt-get remove (the prerm unloads the
+#     module, DKMS forgets it) and purge: every file is as before the install.
 debs_pkgs="bpf-arena-dkms bpf-arena-tools libbpfarena-dev libbpfarena0"
 snap_dirs="/usr /etc /var/lib/dkms"
 
@@ -32,6 +33,12 @@ inspector() { # the packaged inspector, when the tools package has one
 		say "no /usr/bin/bpf-arena in bpf-arena-tools: inspector not packaged (yet)"
 	fi
 }
+
+k612_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"$share"/k612/*.deb > "$state/k612.log" 2>&1
+}
+reconfigure() { DEBIAN_FRONTEND=noninteractive dpkg-reconfigure bpf-arena-dkms > "$state/reconf.log" 2>&1; }
 
 # What the make-install path left (make uninstall's part that dkms remove
 # does not do): the staged library, headers, .pc, udev rule, modules-load.d
@@ -105,6 +112,27 @@ deb_after_reboot() {
 		run modprobe bpf_arena; check deb-modprobe-after-rebuild test $? = 0
 		run smoke_deb root; check deb-smoke-after-rebuild test $? = 0
 	fi
+	if [ -n "${K612:-}" ] && [ -d "$share/k612" ]; then
+		# An upgrade to a kernel with BPF arena in tree (Debian 12's 6.12):
+		# its postinst hooks run dkms autoinstall, which must skip bpf-arena
+		# (BUILD_EXCLUSIVE_KERNEL) without failing the kernel's installation.
+		timed deb-kernel-upgrade-6.12 k612_install; rc=$?
+		grep -i -E 'dkms|bpf-arena|exclusive|error' "$state/k612.log" | sed 's/^/apt: /'
+		check deb-kernel-upgrade-6.12-succeeds test $rc = 0
+		run dkms status
+		check deb-6.12-not-built sh -c "! dkms status -m bpf-arena -k '$K612' | grep -q ': installed'"
+		check deb-6.12-no-module test -z "$(find /lib/modules/$K612 -name 'bpf_arena.ko*' 2>/dev/null)"
+		check deb-6.1-still-installed installed
+		# The package's postinst with the 6.12 kernel present: it builds for
+		# 6.1 again and reports 6.12 as skipped (dkms exit 77), not failed.
+		BPF_ARENA_RESOLVE_BTFIDS=${BPF_ARENA_RESOLVE_BTFIDS:-$state/rbt/resolve_btfids} \
+			timed deb-reconfigure-with-6.12 reconfigure; rc=$?
+		sed 's/^/postinst: /' "$state/reconf.log"
+		check deb-postinst-with-6.12-succeeds test $rc = 0
+		check deb-postinst-says-6.12-skipped grep -q "^bpf-arena-dkms: kernel $K612 skipped" "$state/reconf.log"
+		check deb-6.1-installed-after-reconfigure installed
+		run modprobe bpf_arena; check deb-modprobe-after-reconfigure test $? = 0
+	fi
 	# Remove: the prerm unloads the (loaded, unused) module and DKMS forgets
 	# it; the conffile stays until purge.
 	rm -f /etc/udev/rules.d/60-bpf-arena.rules /var/tmp/bpf-arena-smoke-deb
@@ -123,7 +151,8 @@ deb_after_reboot() {
 	check deb-apt-purge test $? = 0
 	for p in $debs_pkgs; do check "deb-purged-$p" sh -c "case '$(dpkg_state "$p")' in ''|un) ;; *) exit 1 ;; esac"; done
 	check deb-purge-conffile-gone test ! -e /etc/modules-load.d/bpf-arena.conf
-	snapshot > "$state/snap-after"
+	# The 6.12 kernel's own files (installed above) are not ours.
+	snapshot | { if [ -n "${K612:-}" ]; then grep -v -F "${K612%-amd64}"; else cat; fi; } > "$state/snap-after"
 	diff "$state/snap-before" "$state/snap-after" > "$state/snap-diff"
 	say "files under $snap_dirs after purge: $(wc -l < "$state/snap-after"); differences:"
 	sed 's/^/  /' "$state/snap-diff"

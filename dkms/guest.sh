@@ -13,7 +13,7 @@
 # and finally "@@CHECK-DKMS-DONE passed=N failed=M@@".
 set -u
 share=/mnt/share
-. "$share/guest.env"		# VERSION, GROUP, MODE, AUTOINSTALL_TEST, QUICK, DEB_TEST
+. "$share/guest.env"		# VERSION, GROUP, MODE, AUTOINSTALL_TEST, QUICK, DEB_TEST, K612
 state=/var/lib/bpf-arena-check
 mkdir -p "$state"
 phase=$(cat "$state/phase" 2>/dev/null || echo 1)
