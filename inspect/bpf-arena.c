@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
+
 #include "json.h"
 #include "query.h"
 
@@ -70,6 +72,30 @@ static const char *flags_str(uint32_t f, char *buf, size_t len)
 		 f & ~(BPF_ARENA_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT | BPF_ARENA_F_NO_USER_CONV) ?
 		 ",other" : "");
 	return buf;
+}
+
+/* Program type names, as bpftool prints them. */
+static const char *prog_type_str(uint32_t t)
+{
+	static const char *const names[] = {
+		[BPF_PROG_TYPE_SOCKET_FILTER] = "socket_filter",
+		[BPF_PROG_TYPE_KPROBE] = "kprobe",
+		[BPF_PROG_TYPE_SCHED_CLS] = "sched_cls",
+		[BPF_PROG_TYPE_SCHED_ACT] = "sched_act",
+		[BPF_PROG_TYPE_TRACEPOINT] = "tracepoint",
+		[BPF_PROG_TYPE_XDP] = "xdp",
+		[BPF_PROG_TYPE_PERF_EVENT] = "perf_event",
+		[BPF_PROG_TYPE_CGROUP_SKB] = "cgroup_skb",
+		[BPF_PROG_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
+		[BPF_PROG_TYPE_TRACING] = "tracing",
+		[BPF_PROG_TYPE_STRUCT_OPS] = "struct_ops",
+		[BPF_PROG_TYPE_EXT] = "ext",
+		[BPF_PROG_TYPE_LSM] = "lsm",
+		[BPF_PROG_TYPE_SK_LOOKUP] = "sk_lookup",
+		[BPF_PROG_TYPE_SYSCALL] = "syscall",
+	};
+
+	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "other";
 }
 
 static const char *origin_str(const struct q_arena *a)
@@ -141,7 +167,7 @@ static void json_arena(const struct q_arena *a, bool stats)
 		json_obj_open(NULL);
 		json_u64("id", a->progs[i].id);
 		json_str("name", a->progs[i].name);
-		json_u64("type", a->progs[i].type);
+		json_str("type", prog_type_str(a->progs[i].type));
 		json_obj_close();
 	}
 	json_arr_close();
@@ -201,7 +227,7 @@ static int cmd_list(void)
 	if (opt_json)
 		json_arr_open(NULL);
 	else
-		printf("%-6s %-16s %-9s %-7s %-27s %-7s %-22s %-29s %-5s %s\n", "ID", "NAME",
+		printf("%-6s %-16s %-9s %-7s %-27s %-7s %-26s %-29s %-5s %s\n", "ID", "NAME",
 		       "PAGES", "SIZE", "FLAGS", "VIA", "CREATOR PID/UID (COMM)", "USER ADDRESS",
 		       "MAPS", "PROGS");
 	for (size_t i = 0; i < n; i++) {
@@ -243,7 +269,7 @@ static int cmd_list(void)
 				snprintf(addr, sizeof(addr), "-");
 			snprintf(maps, sizeof(maps), "-");
 		}
-		printf("%-6u %-16s %-9s %-7s %-27s %-7s %-22s %-29s %-5s %s\n", a->id,
+		printf("%-6u %-16s %-9s %-7s %-27s %-7s %-26s %-29s %-5s %s\n", a->id,
 		       a->name[0] ? a->name : "-", pages, sz,
 		       flags_str(a->map_flags, fl, sizeof(fl)), via, creator, addr, maps, progs);
 	}
@@ -322,8 +348,9 @@ static int cmd_show(const char *arg)
 	progs_str(a, progs, sizeof(progs));
 	printf("  programs      %s\n", progs);
 	for (uint32_t i = 0; i < a->nprogs && i < Q_MAX_PROGS; i++)
-		printf("                %u %s (type %u)\n", a->progs[i].id, a->progs[i].name,
-		       a->progs[i].type);
+		printf("                %u %s (%s)\n", a->progs[i].id,
+		       a->progs[i].name[0] ? a->progs[i].name : "-",
+		       prog_type_str(a->progs[i].type));
 	if (!a->have_mod) {
 		printf("  (module-only information unavailable: %s)\n",
 		       q_dev() < 0 ? q_dev_reason() : strerror(errno));
@@ -354,7 +381,8 @@ static int cmd_show(const char *arg)
 	       (uint64_t)m->fixups);
 	if (m->memcg_id)
 		printf("  memcg         %s (cgroup id %" PRIu64 ")\n",
-		       q_cgroup_path(m->memcg_id) ? q_cgroup_path(m->memcg_id) : "?",
+		       q_cgroup_path(m->memcg_id) ? q_cgroup_path(m->memcg_id) :
+		       "(no such directory under /sys/fs/cgroup)",
 		       (uint64_t)m->memcg_id);
 	else
 		printf("  memcg         none\n");

@@ -5,7 +5,7 @@ INSPECT_SRCS := $(wildcard $(TOP)/inspect/*.c)
 INSPECT_HDRS := $(wildcard $(TOP)/inspect/*.h) $(wildcard $(TOP)/uapi/*/*.h)
 
 # The packaging helper installs TOOLS_BINS in the tools package.
-TOOLS_BINS += $(INSPECT_BIN)
+TOOLS_BINS += $(BUILD)/bin/bpf-arena
 
 $(INSPECT_BIN): $(INSPECT_SRCS) $(INSPECT_HDRS)
 	@mkdir -p $(dir $@)

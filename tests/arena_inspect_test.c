@@ -339,9 +339,12 @@ TEST(list_shows_a_bpf_arena_with_its_programs)
 		EXPECT_NE(0, run("bpf-arena pages %u", id));
 		EXPECT_NE(NULL, strstr(out, "this needs the module")) TH_LOG("%s", out);
 	}
-	/* Text form: one row naming the arena. */
+	/* Text form: one row naming the arena (printed: README's example). */
 	ASSERT_EQ(0, run("bpf-arena list"));
-	EXPECT_NE(NULL, strstr(out, "insp_list")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "insp_list"));
+	TH_LOG("example: bpf-arena list\n%s", out);
+	ASSERT_EQ(0, run("bpf-arena show %u", id));
+	TH_LOG("example: bpf-arena show %u\n%s", id, out);
 	close(prog);
 	munmap(base, 16 * PG);
 	close(fd);
@@ -400,8 +403,8 @@ TEST(show_counts_pages_by_origin)
 	EXPECT_NE(NULL, strstr(out, "\"user_faults\":1,\"user_faults_segv\":0,\"fixups\":0"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, run("bpf-arena show %u", id));
-	EXPECT_NE(NULL, strstr(out, "allocated     bpf 1, user fault 1, ioctl 2, prefault 3"))
-		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "allocated     bpf 1, user fault 1, ioctl 2, prefault 3"));
+	TH_LOG("example: bpf-arena show %u\n%s", id, out);
 	close(mf.fd);
 	munmap(base, 64 * PG);
 	close(dev);
@@ -436,13 +439,15 @@ TEST(pages_map_shows_each_allocated_run)
 	EXPECT_EQ(0, cnt);
 
 	ASSERT_EQ(0, run("bpf-arena --json pages %u", id));
+	TH_LOG("example: bpf-arena --json pages %u\n%s", id, out);
 	snprintf(want, sizeof(want),
 		 "\"total\":32,\"allocated\":3,\"reserved\":0,\"ranges\":[{\"start\":\"0x%lx\",\"first_page\":0,\"pages\":2,\"state\":\"allocated\"},{\"start\":\"0x%lx\",\"first_page\":5,\"pages\":1,",
 		 (unsigned long)base, (unsigned long)base + 5 * PG);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwant %s", out, want);
 	ASSERT_EQ(0, run("bpf-arena pages %u", id));
 	snprintf(want, sizeof(want), "0x%lx ##...#..........................", (unsigned long)base);
-	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, want));
+	TH_LOG("example: bpf-arena pages %u\n%s", id, out);
 	munmap(base, 32 * PG);
 	close(dev);
 }
@@ -490,7 +495,11 @@ TEST(dump_reads_bytes_and_zeroes_for_unallocated_pages)
 
 	ASSERT_EQ(0, run("bpf-arena dump %u +0 8192", id));
 	EXPECT_NE(NULL, strstr(out, "|hello inspector.|")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "unallocated page(s) from here")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "unallocated page(s) from here"));
+	ASSERT_EQ(0, run("bpf-arena dump %u +0 64", id));
+	TH_LOG("example: bpf-arena dump %u +0 64\n%s", id, out);
+	ASSERT_EQ(0, run("bpf-arena dump %u +4064 64", id));
+	TH_LOG("example: bpf-arena dump %u +4064 64\n%s", id, out);
 	ASSERT_EQ(0, run("bpf-arena --json dump %u 0x%lx 32", id, (unsigned long)base + 16));
 	EXPECT_NE(NULL, strstr(out, "\"allocated\":true,\"hex\":\"68656c6c6f20696e73706563746f7200"))
 		TH_LOG("%s", out);
