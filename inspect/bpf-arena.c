@@ -314,7 +314,7 @@ static int get_arena(const char *arg, struct q_arena **out, bool need_mod)
 		if (dev < 0)
 			fprintf(stderr, "bpf-arena: this needs the module: %s\n", q_dev_reason());
 		else
-			fail(-errno, "BPF_ARENA_IOC_INSPECT");
+			fail(a->mod_err, "BPF_ARENA_IOC_INSPECT");
 		free(a);
 		return 1;
 	}
@@ -353,7 +353,7 @@ static int cmd_show(const char *arg)
 		       prog_type_str(a->progs[i].type));
 	if (!a->have_mod) {
 		printf("  (module-only information unavailable: %s)\n",
-		       q_dev() < 0 ? q_dev_reason() : strerror(errno));
+		       q_dev() < 0 ? q_dev_reason() : strerror(-a->mod_err));
 		free(a);
 		return 0;
 	}
@@ -412,27 +412,32 @@ static int cmd_pages(const char *arg)
 	if (ret)
 		return ret;
 	start = a->mod.user_vm_start;
-	st = malloc(a->max_entries ? a->max_entries : 1);
+	{
+		uint32_t cnt = 0;	/* the size first: the range may differ from max_entries */
+		int err = q_pages(a->id, 0, NULL, &cnt, &total);
+
+		if (err) {
+			free(a);
+			return fail(err, "BPF_ARENA_IOC_INSPECT_PAGES");
+		}
+	}
+	st = calloc(total ? total : 1, 1);
 	if (!st) {
 		free(a);
 		return fail(-ENOMEM, "pages");
 	}
-	for (uint64_t done = 0;;) {
-		uint32_t cnt = (uint32_t)(a->max_entries - done);
+	for (uint64_t done = 0; done < total;) {
+		uint32_t cnt = total - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(total - done);
 		uint64_t t;
-		int err;
+		int err = q_pages(a->id, done, st + done, &cnt, &t);
 
-		if (!cnt)
-			break;
-		err = q_pages(a->id, done, st + done, &cnt, &t);
 		if (err) {
 			free(st);
 			free(a);
 			return fail(err, "BPF_ARENA_IOC_INSPECT_PAGES");
 		}
-		total = t;
 		done += cnt;
-		if (!cnt || done >= total)
+		if (!cnt)
 			break;
 	}
 	for (uint64_t i = 0; i < total; i++)

@@ -276,7 +276,11 @@ int q_arena(uint32_t id, struct q_arena *a, bool progs)
 		if (!ioctl(dev, BPF_ARENA_IOC_INSPECT, &a->mod)) {
 			a->have_mod = true;
 			find_mappings(a);
+		} else {
+			a->mod_err = -errno;
 		}
+	} else {
+		a->mod_err = dev;
 	}
 	return 0;
 }

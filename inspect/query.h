@@ -45,6 +45,7 @@ struct q_arena {
 	struct q_prog progs[Q_MAX_PROGS];
 	/* module only: valid when have_mod */
 	bool have_mod;
+	int mod_err;			/* -errno of BPF_ARENA_IOC_INSPECT when !have_mod */
 	struct bpf_arena_inspect mod;
 	uint32_t nmappings;
 	struct q_mapping mappings[Q_MAX_MAPPINGS];
