@@ -345,6 +345,12 @@ TEST(list_shows_a_bpf_arena_with_its_programs)
 	TH_LOG("example: bpf-arena list\n%s", out);
 	ASSERT_EQ(0, run("bpf-arena show %u", id));
 	TH_LOG("example: bpf-arena show %u\n%s", id, out);
+	ASSERT_EQ(0, run("bpf-arena --pretty show %u", id));
+	EXPECT_EQ('{', out[0]);
+	EXPECT_NE(NULL, strstr(out, "\n    \"name\": \"insp_list\",\n")) TH_LOG("%s", out);
+	TH_LOG("example: bpf-arena --pretty show %u\n%s", id, out);
+	ASSERT_EQ(0, run("bpf-arena --json list"));
+	TH_LOG("example: bpf-arena --json list\n%s", out);
 	close(prog);
 	munmap(base, 16 * PG);
 	close(fd);
