@@ -28,6 +28,8 @@
  *   a writer for good: BPF_MAP_FREEZE fails with EBUSY after it (as a
  *   writable mmap of an arena map fd on 6.9+).
  * - GET_INFO and STATS need no right (as BPF_OBJ_GET_INFO_BY_FD).
+ * - INSPECT, INSPECT_PAGES and INSPECT_DUMP (read-only, for the bpf-arena
+ *   tool): see "Inspection" below.
  *
  * Limits on arenas created through the device (not on BPF_MAP_CREATE ones,
  * which need CAP_BPF):
