@@ -249,10 +249,16 @@ TEST(list_walk_100k)
 		struct bi vm = { 0 };
 		struct bpfa_loops_result res;
 
+		struct bi vm0 = { 0 };
+
 		ASSERT_EQ(0, bpfa_loops(&env, p, N(p), &res));
+		bi_exec(&vm0, p, N(p), ctx);
 		bi_exec(&vm, res.insns, res.len, ctx);
 		ASSERT_FALSE(vm.fault);
 		EXPECT_EQ(sum, ctx[1]);
+		/* The cost the README quotes: insns executed per iteration. */
+		TH_LOG("list walk: %.1f insns per iteration before the pass, %.1f after (%u insns)",
+		       vm0.steps / 100000.0, vm.steps / 100000.0, res.len);
 		bpfa_loops_free(&env, &res);
 	}
 }
