@@ -1077,118 +1077,271 @@ static int resolve(struct pctx *c)
 
 /* ---- BTF ---- */
 
+/*
+ * The types the pass adds, numbered from id_base + 1, their names from
+ * str_base on (a blob of its own: id_base = str_base = 0, after a "" string):
+ * +1 u64, +2 int, +3 u64[R_LEN / 8], +4 ptr to +3, +5 int (void),
+ * +6 int (u64 (*frame)[...]), +7 FUNC bpfa_main (only without program BTF),
+ * then per loop FUNC cb (static), FUNC body (global).
+ */
 struct btfw {
-	__u8 *p;
-	__u32 tlen, slen;
+	__u8 *t, *s;		/* NULL: count only */
+	__u32 tlen, slen, id_base, str_base;
 };
 
 static void bt_u32(struct btfw *w, __u32 v)
 {
-	if (w->p)
-		memcpy(w->p + sizeof(struct btf_header) + w->tlen, &v, 4);
+	if (w->t)
+		memcpy(w->t + w->tlen, &v, 4);
 	w->tlen += 4;
 }
 
-static __u32 bt_str(struct btfw *w, const char *s)
+static __u32 bt_str(struct btfw *w, const char *str)
 {
-	__u32 off = w->slen, n = (__u32)strlen(s) + 1;
+	__u32 off = w->slen, n = (__u32)strlen(str) + 1;
 
-	if (w->p)
-		memcpy(w->p + sizeof(struct btf_header) + 0x10000 + off, s, n);
+	if (w->s)
+		memcpy(w->s + off, str, n);
 	w->slen += n;
-	return off;
+	return w->str_base + off;
 }
 
-/*
- * Types: 1 u64, 2 int, 3 u64[R_LEN / 8], 4 ptr to 3, 5 int (void),
- * 6 int (u64 (*frame)[...]), 7 FUNC main, then per loop FUNC cb, FUNC body.
- * Strings are staged 64 KiB after the types and moved down at the end.
- */
-static int build_btf(struct pctx *c)
+static void bt_type(struct btfw *w, const char *name, __u32 info, __u32 size_or_type)
 {
-	struct bpfa_loops_result *res = c->res;
-	struct btfw w = { 0 };
-	struct btf_header h;
-	__u32 k, pass, n_frame, n_main;
+	bt_u32(w, name ? bt_str(w, name) : 0);
+	bt_u32(w, info);
+	bt_u32(w, size_or_type);
+}
+
+/* Writes (or counts) the added types; the first FUNC's id is returned. */
+static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
+{
+	__u32 b = w->id_base, k, first;
 	char name[48];
 
-	for (pass = 0; pass < 2; pass++) {
-		if (pass) {
-			w.p = palloc(c, sizeof(h) + 0x10000 + w.slen, 1);
-			if (!w.p)
-				return perr(c, -ENOMEM, 0, "out of memory");
-			w.tlen = 0;
-			w.slen = 0;
+	if (!w->id_base)
+		bt_str(w, "");
+	bt_type(w, "u64", BTF_KIND_INT << 24, 8);
+	bt_u32(w, 64);
+	bt_type(w, "int", BTF_KIND_INT << 24, 4);
+	bt_u32(w, BTF_INT_SIGNED << 24 | 32);
+	bt_type(w, NULL, BTF_KIND_ARRAY << 24, 0);
+	bt_u32(w, b + 1);
+	bt_u32(w, b + 2);
+	bt_u32(w, R_LEN / 8);
+	bt_type(w, NULL, BTF_KIND_PTR << 24, b + 3);
+	bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24, b + 2);
+	bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | 1, b + 2);
+	bt_u32(w, bt_str(w, "frame"));
+	bt_u32(w, b + 4);
+	first = b + 7;
+	if (main_func)
+		bt_type(w, "bpfa_main", BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+	for (k = 0; k < c->nloops; k++) {
+		snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
+		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+		snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
+		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, b + 6);
+	}
+	return first;
+}
+
+/* Number of types in a blob the kernel already validated; 0 if it cannot be walked. */
+static __u32 btf_count_types(const __u8 *types, __u32 len)
+{
+	__u32 pos = 0, n = 0, vlen, add;
+
+	while (pos < len) {
+		const struct btf_type *t = (const void *)(types + pos);
+
+		if (len - pos < sizeof(*t))
+			return 0;
+		vlen = BTF_INFO_VLEN(t->info);
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+			add = 4;
+			break;
+		case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+			add = 0;
+			break;
+		case BTF_KIND_ARRAY:
+			add = sizeof(struct btf_array);
+			break;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+			add = vlen * sizeof(struct btf_member);
+			break;
+		case BTF_KIND_ENUM:
+			add = vlen * sizeof(struct btf_enum);
+			break;
+		case BTF_KIND_ENUM64:
+			add = vlen * 12;
+			break;
+		case BTF_KIND_FUNC_PROTO:
+			add = vlen * sizeof(struct btf_param);
+			break;
+		case BTF_KIND_DATASEC:
+			add = vlen * sizeof(struct btf_var_secinfo);
+			break;
+		default:
+			return 0;
 		}
-		bt_str(&w, "");
-		bt_u32(&w, bt_str(&w, "u64"));
-		bt_u32(&w, BTF_KIND_INT << 24);
-		bt_u32(&w, 8);
-		bt_u32(&w, 64);
-		bt_u32(&w, bt_str(&w, "int"));
-		bt_u32(&w, BTF_KIND_INT << 24);
-		bt_u32(&w, 4);
-		bt_u32(&w, BTF_INT_SIGNED << 24 | 32);
-		bt_u32(&w, 0);
-		bt_u32(&w, BTF_KIND_ARRAY << 24);
-		bt_u32(&w, 0);
-		bt_u32(&w, 1);
-		bt_u32(&w, 2);
-		bt_u32(&w, R_LEN / 8);
-		bt_u32(&w, 0);
-		bt_u32(&w, BTF_KIND_PTR << 24);
-		bt_u32(&w, 3);
-		bt_u32(&w, 0);
-		bt_u32(&w, BTF_KIND_FUNC_PROTO << 24);
-		bt_u32(&w, 2);
-		n_frame = bt_str(&w, "frame");
-		bt_u32(&w, 0);
-		bt_u32(&w, BTF_KIND_FUNC_PROTO << 24 | 1);
-		bt_u32(&w, 2);
-		bt_u32(&w, n_frame);
-		bt_u32(&w, 4);
-		n_main = bt_str(&w, "bpfa_main");
-		bt_u32(&w, n_main);
-		bt_u32(&w, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC);
-		bt_u32(&w, 5);
-		for (k = 0; k < c->nloops; k++) {
-			snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
-			bt_u32(&w, bt_str(&w, name));
-			bt_u32(&w, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC);
-			bt_u32(&w, 5);
-			snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
-			bt_u32(&w, bt_str(&w, name));
-			bt_u32(&w, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL);
-			bt_u32(&w, 6);
+		if (len - pos - sizeof(*t) < add)
+			return 0;
+		pos += sizeof(*t) + add;
+		n++;
+	}
+	return n;
+}
+
+static const void *rec(const void *base, __u32 i, __u32 size)
+{
+	return (const __u8 *)base + (size_t)i * size;
+}
+
+/* Where lowered insn i (not in a loop, or its main copy) ended up. */
+static __u32 main_pos(const struct pctx *c, __u32 i)
+{
+	return i ? c->lpos[i] : 0;	/* insn 0's line covers main's prologue */
+}
+
+static int build_line_info(struct pctx *c)
+{
+	const struct bpfa_loops_env *env = c->env;
+	struct bpfa_loops_result *res = c->res;
+	struct bpf_line_info li, *o;
+	__u32 i, k, n = 0, off, head = 0;
+	bool have_head;
+
+	if (!env->line_info_cnt)
+		return 0;
+	if (!env->line_info || env->line_info_rec_size < sizeof(li))
+		return perr(c, -EINVAL, 0, MG "with this program's line_info is not supported yet");
+	o = palloc(c, env->line_info_cnt + 3 * c->nloops, sizeof(*o));
+	if (!o)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	res->line_info = o;
+	for (i = 0; i < env->line_info_cnt; i++) {
+		memcpy(&li, rec(env->line_info, i, env->line_info_rec_size), sizeof(li));
+		off = li.insn_off;
+		if (off >= c->len || c->second[off] ||
+		    (c->inloop[off] && off != c->loops[c->inloop[off] - 1].h))
+			continue;	/* past the end (the verifier refuses it) or moved */
+		li.insn_off = main_pos(c, off);
+		if (n && li.insn_off <= o[n - 1].insn_off)
+			continue;
+		o[n++] = li;
+	}
+	for (k = 0; k < c->nloops; k++) {
+		const struct loop *l = &c->loops[k];
+
+		/* The callback and the body's prologue get the head's line. */
+		have_head = false;
+		for (i = 0; i < env->line_info_cnt; i++) {
+			memcpy(&li, rec(env->line_info, i, env->line_info_rec_size), sizeof(li));
+			if (li.insn_off <= l->h) {
+				head = i;
+				have_head = true;
+			}
+		}
+		if (!have_head)
+			return perr(c, -EINVAL, l->h, MG "loop at insn %u: no line_info before it",
+				    orig_idx(c, l->h));
+		memcpy(&li, rec(env->line_info, head, env->line_info_rec_size), sizeof(li));
+		li.insn_off = l->cb_pos;
+		o[n++] = li;
+		li.insn_off = l->body_pos;
+		o[n++] = li;
+		for (i = 0; i < env->line_info_cnt; i++) {
+			memcpy(&li, rec(env->line_info, i, env->line_info_rec_size), sizeof(li));
+			off = li.insn_off;
+			if (off < l->h || off > l->b || c->second[off])
+				continue;
+			li.insn_off = c->lpos[c->len + off];
+			if (li.insn_off <= o[n - 1].insn_off)
+				continue;
+			if (n == env->line_info_cnt + 3 * c->nloops)
+				break;
+			o[n++] = li;
 		}
 	}
-	if (w.tlen > 0x10000)
-		return perr(c, -E2BIG, 0, "too many loops for the generated BTF");
-	memmove(w.p + sizeof(h) + w.tlen, w.p + sizeof(h) + 0x10000, w.slen);
+	res->line_info_cnt = n;
+	return 0;
+}
+
+static int build_btf(struct pctx *c)
+{
+	const struct bpfa_loops_env *env = c->env;
+	struct bpfa_loops_result *res = c->res;
+	struct btf_header h, oh;
+	struct btfw w = { 0 };
+	__u32 k, first, ntypes = 0, otlen = 0, oslen = 0;
+	const __u8 *otypes = NULL, *ostrs = NULL;
+	__u8 *blob;
+
+	if (env->has_btf) {
+		if (!env->btf || env->btf_size < sizeof(oh) || !env->func_info ||
+		    env->func_info_cnt != 1 || env->func_info_rec_size < sizeof(struct bpf_func_info) ||
+		    (env->line_info_cnt && env->line_info_rec_size < sizeof(struct bpf_line_info)))
+			return perr(c, -EINVAL, 0, MG "with this program's BTF is not supported yet");
+		memcpy(&oh, env->btf, sizeof(oh));
+		if (oh.hdr_len < sizeof(oh) || oh.hdr_len > env->btf_size ||
+		    (__u64)oh.type_off + oh.type_len > env->btf_size - oh.hdr_len ||
+		    (__u64)oh.str_off + oh.str_len > env->btf_size - oh.hdr_len || !oh.str_len)
+			return perr(c, -EINVAL, 0, MG "with this program's BTF is not supported yet");
+		otypes = (const __u8 *)env->btf + oh.hdr_len + oh.type_off;
+		ostrs = (const __u8 *)env->btf + oh.hdr_len + oh.str_off;
+		otlen = oh.type_len;
+		oslen = oh.str_len;
+		ntypes = btf_count_types(otypes, otlen);
+		if (!ntypes && otlen)
+			return perr(c, -EINVAL, 0, MG "with this program's BTF is not supported yet");
+		w.id_base = ntypes;
+		w.str_base = oslen;
+	}
+	bt_added(c, &w, !env->has_btf);
+	if ((__u64)otlen + w.tlen + oslen + w.slen > (16u << 20))
+		return perr(c, -E2BIG, 0, MG "program BTF too large to extend");
+	blob = palloc(c, sizeof(h) + otlen + w.tlen + oslen + w.slen, 1);
+	if (!blob)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	res->btf = blob;
 	memset(&h, 0, sizeof(h));
 	h.magic = BTF_MAGIC;
 	h.version = BTF_VERSION;
 	h.hdr_len = sizeof(h);
-	h.type_off = 0;
-	h.type_len = w.tlen;
-	h.str_off = w.tlen;
-	h.str_len = w.slen;
-	memcpy(w.p, &h, sizeof(h));
-	res->btf = w.p;
-	res->btf_size = sizeof(h) + w.tlen + w.slen;
+	h.type_len = otlen + w.tlen;
+	h.str_off = h.type_len;
+	h.str_len = oslen + w.slen;
+	memcpy(blob, &h, sizeof(h));
+	if (otlen)
+		memcpy(blob + sizeof(h), otypes, otlen);
+	if (oslen)
+		memcpy(blob + sizeof(h) + h.str_off, ostrs, oslen);
+	w.t = blob + sizeof(h) + otlen;
+	w.s = blob + sizeof(h) + h.str_off + oslen;
+	w.tlen = 0;
+	w.slen = 0;
+	first = bt_added(c, &w, !env->has_btf);
+	res->btf_size = sizeof(h) + h.type_len + h.str_len;
 	res->func_info = palloc(c, 1 + 2 * c->nloops, sizeof(*res->func_info));
 	if (!res->func_info)
 		return perr(c, -ENOMEM, 0, "out of memory");
-	res->func_info[0].insn_off = 0;
-	res->func_info[0].type_id = 7;
+	if (env->has_btf) {
+		memcpy(&res->func_info[0], env->func_info, sizeof(res->func_info[0]));
+		res->func_info[0].insn_off = 0;
+	} else {
+		res->func_info[0].type_id = first++;
+	}
 	for (k = 0; k < c->nloops; k++) {
 		res->func_info[1 + 2 * k].insn_off = c->loops[k].cb_pos;
-		res->func_info[1 + 2 * k].type_id = 8 + 2 * k;
+		res->func_info[1 + 2 * k].type_id = first + 2 * k;
 		res->func_info[2 + 2 * k].insn_off = c->loops[k].body_pos;
-		res->func_info[2 + 2 * k].type_id = 9 + 2 * k;
+		res->func_info[2 + 2 * k].type_id = first + 2 * k + 1;
 	}
 	res->func_info_cnt = 1 + 2 * c->nloops;
-	return 0;
+	return build_line_info(c);
 }
 
 static int emit(struct pctx *c)
@@ -1276,16 +1429,7 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	c->in = insns;
 	c->len = len;
 	c->res = res;
-	if (env->has_btf) {
-		__u32 i;
-
-		for (i = 0; i < len && !bpfa_is_may_goto(&insns[i]); i++)
-			;
-		perr(c, -EINVAL, i < len ? i : 0,
-		     MG "in a program loaded with BTF is not supported on this kernel yet (docs/LOOPS.md)");
-	} else {
-		run(c, len);
-	}
+	run(c, len);
 	pfree(c, c->second);
 	pfree(c, c->vis);
 	pfree(c, c->inloop);
@@ -1300,8 +1444,10 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 		pfree(c, c->o);
 		pfree(c, res->btf);
 		pfree(c, res->func_info);
+		pfree(c, res->line_info);
 		res->btf = NULL;
 		res->func_info = NULL;
+		res->line_info = NULL;
 	} else {
 		res->insns = c->o;
 		res->len = c->n;
@@ -1319,6 +1465,9 @@ void bpfa_loops_free(const struct bpfa_loops_env *env, struct bpfa_loops_result 
 		env->free(env->ctx, res->btf);
 	if (res->func_info)
 		env->free(env->ctx, res->func_info);
+	if (res->line_info)
+		env->free(env->ctx, res->line_info);
+	res->line_info = NULL;
 	res->insns = NULL;
 	res->btf = NULL;
 	res->func_info = NULL;

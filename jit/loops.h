@@ -44,7 +44,19 @@ struct bpfa_loops_env {
 	/* The lowering's old -> new map (old_len + 1 entries), to name original insns. */
 	const __u32 *new_idx;
 	__u32 old_len;
-	bool has_btf;		/* the program came with BTF / func_info / line_info */
+	/*
+	 * The program's BTF, when it came with func_info/line_info (has_btf): the
+	 * loaded blob (validated by the kernel, read-only), its func_info and
+	 * line_info records already moved to the lowered program (rec_size
+	 * strides).  has_btf without btf: refused.
+	 */
+	bool has_btf;
+	const void *btf;
+	__u32 btf_size;
+	const void *func_info;
+	__u32 func_info_cnt, func_info_rec_size;
+	const void *line_info;
+	__u32 line_info_cnt, line_info_rec_size;
 };
 
 struct bpfa_loops_result {
@@ -54,6 +66,8 @@ struct bpfa_loops_result {
 	__u32 btf_size;
 	struct bpf_func_info *func_info;	/* one per subprogram, env->zalloc'ed */
 	__u32 func_info_cnt;
+	struct bpf_line_info *line_info;	/* env->zalloc'ed, NULL if the input had none */
+	__u32 line_info_cnt;
 	__u32 loops;			/* loops outlined */
 	__u32 err_insn;			/* ORIGINAL index of the error */
 	char msg[BPFA_LOOPS_MSG_LEN];	/* "bpf_arena: insn N: ...\n" on error */

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <linux/btf.h>
+
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "kmod_util.h"
@@ -149,6 +151,100 @@ TEST_F(loops, can_loop_list_walk_100k_nodes)
 	ASSERT_EQ(0, r);
 	EXPECT_EQ(NODES, ctx[2]);
 	EXPECT_EQ(sum, ctx[1]);
+}
+
+/*
+ * The same walk loaded the way libbpf loads a compiled object: with program
+ * BTF (a FUNC for the program), func_info and a line_info record per insn.
+ * On 6.1 the pass extends that BTF with its functions and moves the lines.
+ */
+static int load_with_btf(const struct bpf_insn *insns, unsigned int cnt)
+{
+	static const char strs[] = "\0int\0walk\0loops.c\0line";
+	struct {
+		struct btf_header h;
+		__u32 t[10];
+		char s[sizeof(strs)];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_len = 40, .str_off = 40, .str_len = sizeof(strs) },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,	/* [1] int */
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,				/* [2] int (void) */
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2 },		/* [3] walk */
+	};
+	struct bpf_func_info fi = { 0, 3 };
+	struct bpf_line_info li[64];
+	union bpf_attr attr;
+	unsigned int i, n = 0;
+	int bfd, fd;
+
+	memcpy(blob.s, strs, sizeof(strs));
+	memset(&attr, 0, sizeof(attr));
+	attr.btf = ptr_u64(&blob);
+	attr.btf_size = sizeof(blob);
+	bfd = bpf_sys(BPF_BTF_LOAD, &attr);
+	if (bfd < 0)
+		return -errno;
+	for (i = 0; i < cnt && n < 64; i++) {
+		li[n++] = (struct bpf_line_info){ .insn_off = i, .file_name_off = 10,
+						  .line_off = 18, .line_col = (i + 1) << 10 };
+		if (insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+	attr.insns = ptr_u64(insns);
+	attr.insn_cnt = cnt;
+	attr.license = ptr_u64("GPL");
+	attr.prog_flags = BPF_F_SLEEPABLE;
+	attr.log_buf = ptr_u64(vlog);
+	attr.log_size = LOG_SIZE;
+	attr.log_level = 1;
+	vlog[0] = 0;
+	attr.prog_btf_fd = bfd;
+	attr.func_info = ptr_u64(&fi);
+	attr.func_info_rec_size = sizeof(fi);
+	attr.func_info_cnt = 1;
+	attr.line_info = ptr_u64(li);
+	attr.line_info_rec_size = sizeof(li[0]);
+	attr.line_info_cnt = n;
+	fd = bpf_sys(BPF_PROG_LOAD, &attr);
+	fd = fd < 0 ? -errno : fd;
+	close(bfd);
+	return fd;
+}
+
+TEST_F(loops, list_walk_with_program_btf_and_line_info)
+{
+	struct bpf_insn insns[] = LIST_WALK_PROG(self->afd);
+	uint64_t (*node)[2] = (void *)self->base, sum = 0, ctx[3];
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd, i;
+
+	for (i = 0; i < 1000; i++) {
+		node[i][0] = i + 1 < 1000 ? ptr_u64(node[i + 1]) : 0;
+		node[i][1] = (uint64_t)i + 1;
+		sum += (uint64_t)i + 1;
+	}
+	fd = load_with_btf(insns, ARRAY_SIZE(insns));
+	ASSERT_LE(0, fd) TH_LOG("load: %s\n%s", strerror(-fd), vlog);
+	ctx[0] = ptr_u64(node[0]);
+	ctx[1] = ctx[2] = 0;
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	EXPECT_EQ(1000, ctx[2]);
+	EXPECT_EQ(sum, ctx[1]);
+	/* The program keeps BTF and line info (3 functions on 6.1, 1 on 6.12). */
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = ptr_u64(&info);
+	ASSERT_EQ(0, bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr));
+	EXPECT_NE(0, info.btf_id);
+	EXPECT_EQ(kernel_has_native_arena() ? 1 : 3, info.nr_func_info);
+	EXPECT_LT(0, info.nr_line_info);
+	close(fd);
 }
 
 /* An empty list and a one-node list take the loop's other exits. */

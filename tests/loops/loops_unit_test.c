@@ -14,6 +14,8 @@
 
 #include "kselftest_harness.h"
 
+#include <linux/btf.h>
+
 #include "loops.h"
 #include "bpf_interp.h"
 
@@ -356,7 +358,79 @@ TEST(refuses_subprograms_and_btf)
 	REFUSED(p, "in a program with subprograms");
 	benv.has_btf = true;
 	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
-	EXPECT_NE(NULL, strstr(res.msg, "loaded with BTF"));
+	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
+}
+
+/*
+ * A program that came with BTF: the pass appends its types, keeps main's
+ * func_info and moves line_info (strictly increasing, one at every
+ * subprogram start, the loop's lines into the body).
+ */
+TEST(program_btf_is_extended)
+{
+	/* [1] int, [2] int (void), [3] FUNC prog; strings "", "int", "prog", "f.c", "x" */
+	static const char strs[] = "\0int\0prog\0f.c\0x";
+	struct {
+		struct btf_header h;
+		__u32 t[3 + 1 + 3 + 3];
+		char s[sizeof(strs)];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_off = 0, .type_len = 40, .str_off = 40, .str_len = sizeof(strs) },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2 },
+	};
+	const struct bpf_func_info fi = { 0, 3 };
+	struct bpf_line_info li[12];
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+	unsigned int i, sub = 0;
+	const struct btf_header *h;
+	uint64_t ctx[2] = { 1000, 0 };
+
+	memcpy(blob.s, strs, sizeof(strs));
+	for (i = 0; i < 12; i++)
+		li[i] = (struct bpf_line_info){ .insn_off = i, .file_name_off = 10, .line_off = 14,
+						.line_col = i << 10 };
+	e.has_btf = true;
+	e.btf = &blob;
+	e.btf_size = sizeof(blob);
+	e.func_info = &fi;
+	e.func_info_cnt = 1;
+	e.func_info_rec_size = sizeof(fi);
+	e.line_info = li;
+	e.line_info_cnt = 12;
+	e.line_info_rec_size = sizeof(li[0]);
+	ASSERT_EQ(0, bpfa_loops(&e, sum_prog, N(sum_prog), &res)) TH_LOG("%s", res.msg);
+	h = res.btf;
+	EXPECT_EQ(BTF_MAGIC, h->magic);
+	EXPECT_EQ(40 + 6 * 12 + 16 + 12 + 2 * 12, h->type_len);	/* +u64 int arr(+12) ptr protos(+8) FUNCs */
+	EXPECT_EQ(0, memcmp((char *)res.btf + h->hdr_len + h->str_off, strs, sizeof(strs)));
+	ASSERT_EQ(3, res.func_info_cnt);
+	EXPECT_EQ(3, res.func_info[0].type_id);
+	EXPECT_EQ(10, res.func_info[1].type_id);	/* after 3 + 6 added */
+	EXPECT_EQ(11, res.func_info[2].type_id);
+	ASSERT_LT(0, res.line_info_cnt);
+	EXPECT_EQ(0, res.line_info[0].insn_off);
+	for (i = 0; i < res.line_info_cnt; i++) {
+		if (i)
+			EXPECT_LT(res.line_info[i - 1].insn_off, res.line_info[i].insn_off);
+		EXPECT_LT(res.line_info[i].insn_off, res.len);
+		EXPECT_NE(0, res.insns[res.line_info[i].insn_off].code);
+		if (sub < res.func_info_cnt && res.line_info[i].insn_off == res.func_info[sub].insn_off)
+			sub++;
+	}
+	EXPECT_EQ(res.func_info_cnt, sub);	/* a line at every subprogram start */
+	{
+		struct bi vm = { 0 };
+
+		bi_exec(&vm, res.insns, res.len, ctx);
+		ASSERT_FALSE(vm.fault);
+		EXPECT_EQ(999 * 1000 / 2, ctx[1]);
+	}
+	bpfa_loops_free(&e, &res);
+	EXPECT_EQ(0, live_allocs);
 }
 
 /* Errors name the ORIGINAL insn through the lowering's map. */
