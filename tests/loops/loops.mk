@@ -20,3 +20,20 @@ $(LOOPS_UNIT_SAN): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN)
 	$(LOOPS_UNIT)
 	$(LOOPS_UNIT_SAN)
+
+# A clang-19 can_loop program loaded by libbpf >= 1.4 (tests/libbpf-new/libbpf-new.mk
+# provides LIBBPF_NEW_A / LIBBPF_NEW_INC).  This explicit rule overrides the generic
+# $(BUILD)/tests/% rule, which links the system libbpf 1.1.
+LOOPS_OUT := $(BUILD)/tests/loops
+LOOPS_BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Werror -I$(LIBBPF_NEW_INC) \
+	-I/usr/include/$(shell $(CC) -dumpmachine)
+
+$(LOOPS_OUT)/can_loop_walk.bpf.o: $(TOP)/tests/loops/can_loop_walk.bpf.c | $(LIBBPF_NEW_A)
+	@mkdir -p $(dir $@)
+	clang-19 $(LOOPS_BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/arena_loops_clang_test: $(TOP)/tests/arena_loops_clang_test.c \
+		$(LOOPS_OUT)/can_loop_walk.bpf.o $(LIBBPF_NEW_A) $(wildcard $(TOP)/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DLOOPS_OBJ='"$(LOOPS_OUT)/can_loop_walk.bpf.o"' \
+		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread
