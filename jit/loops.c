@@ -42,6 +42,7 @@
 #define T_CTX		(2u << 28)	/* the program's r1 at entry */
 #define T_FP		(3u << 28)	/* r10 + (s16)payload */
 #define T_MAP		(4u << 28)	/* the value of the ld_imm64 at insn payload */
+#define T_MAYBE		(5u << 28)	/* written on some paths only */
 #define T_KIND(t)	((t) & 0xf0000000u)
 #define T_FPOFF(t)	((__s16)(__u16)((t) & 0xffff))
 
@@ -88,6 +89,7 @@ struct pctx {
 	__u32 len;
 	struct bpfa_loops_result *res;
 	__u8 *second;		/* per insn: second half of ld_imm64 */
+	__u8 *substart;		/* per insn: a subprogram or callback starts here */
 	__u8 *vis;		/* per insn: state reached */
 	__u32 *ty;		/* per insn: NREGS in-state types */
 	__u16 *live;		/* per insn: live-in registers */
@@ -97,6 +99,8 @@ struct pctx {
 	struct loop loops[MAX_LOOPS];
 	__u32 nloops;
 	__u32 depth;		/* the function's own stack depth D, multiple of 8 */
+	__u32 main_end;		/* main is [0, main_end); subprograms follow */
+	__u32 nsubs;		/* subprograms and callbacks after main */
 	/* emission */
 	struct bpf_insn *o;
 	__u32 n, cap;
@@ -255,26 +259,42 @@ static int succs(const struct pctx *c, __u32 i, __u32 s[2])
 	return 1;
 }
 
+static bool is_pcall(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
+}
+
+static bool is_pfunc(const struct bpf_insn *insn)
+{
+	return bpfa_is_ldimm64(insn) && insn->src_reg == BPF_PSEUDO_FUNC;
+}
+
 static int structure(struct pctx *c)
 {
 	__u32 i, s[2];
+	__s64 t;
 	int k, ns;
 
+	c->main_end = c->len;
 	for (i = 0; i < c->len; i++) {
-		const struct bpf_insn *insn = &c->in[i];
-
-		if (bpfa_is_ldimm64(insn)) {
+		if (bpfa_is_ldimm64(&c->in[i])) {
 			if (i + 1 >= c->len)
 				return perr(c, -EINVAL, i, "invalid ld_imm64");
-			if (insn->src_reg == BPF_PSEUDO_FUNC)
-				return perr(c, -EINVAL, i,
-					    MG "in a program with callbacks is not supported on this kernel yet");
 			c->second[++i] = 1;
-			continue;
 		}
-		if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL)
-			return perr(c, -EINVAL, i,
-				    MG "in a program with subprograms is not supported on this kernel yet");
+	}
+	for (i = 0; i < c->len; i++) {
+		if (c->second[i] || (!is_pcall(&c->in[i]) && !is_pfunc(&c->in[i])))
+			continue;
+		t = (__s64)i + 1 + c->in[i].imm;
+		if (t <= 0 || t >= c->len || c->second[t])
+			return perr(c, -EINVAL, i, "call to insn %lld out of the program",
+				    (long long)t);
+		if (!c->substart[t])
+			c->nsubs++;
+		c->substart[t] = 1;
+		if (t < c->main_end)
+			c->main_end = (__u32)t;
 	}
 	for (i = 0; i < c->len; i++) {
 		if (c->second[i])
@@ -296,8 +316,8 @@ static __u32 tjoin(__u32 a, __u32 b)
 {
 	if (a == b)
 		return a;
-	if (a == T_UNINIT || b == T_UNINIT)
-		return T_UNINIT;
+	if (a == T_UNINIT || b == T_UNINIT || a == T_MAYBE || b == T_MAYBE)
+		return T_MAYBE;
 	return T_BITS;
 }
 
@@ -603,9 +623,16 @@ static int check_loop(struct pctx *c, struct loop *l)
 	for (r = 0; r < NREGS; r++) {
 		__u32 ty = c->ty[l->h * NREGS + r];
 
-		if (!(c->live[l->h] & rbit(r)) || T_KIND(ty) == T_BITS || T_KIND(ty) == T_MAP)
+		/*
+		 * Liveness counts r1-r5 as used by every call: a register no path
+		 * wrote is not carried (if the loop does read it, the verifier
+		 * refuses the body as it would the original).  One written on some
+		 * paths only is refused: its value could not be told apart.
+		 */
+		if (!(c->live[l->h] & rbit(r)) || T_KIND(ty) == T_BITS || T_KIND(ty) == T_MAP ||
+		    T_KIND(ty) == T_UNINIT)
 			continue;
-		if (T_KIND(ty) != T_UNINIT && !(c->llive[l->h] & rbit(r)))
+		if (!(c->llive[l->h] & rbit(r)))
 			continue;
 		return perr(c, -EINVAL, l->h,
 			    MG "loop at insn %u: R%u holds %s at the loop head, which cannot cross an iteration on this kernel yet",
@@ -633,9 +660,10 @@ static int check_loop(struct pctx *c, struct loop *l)
 	}
 	if (!l->nexits)
 		return perr(c, -EINVAL, l->h, MG "loop at insn %u has no exit", hl);
+	/* At an exit: unwritten registers are not restored, half-written ones refused. */
 	for (k = 0; k < (int)l->nexits; k++)
 		for (r = 0; r < NREGS; r++)
-			if ((l->exit_live[k] & rbit(r)) && T_KIND(l->exit_ty[k][r]) == T_UNINIT)
+			if ((l->exit_live[k] & rbit(r)) && T_KIND(l->exit_ty[k][r]) == T_MAYBE)
 				return perr(c, -EINVAL, l->h,
 					    MG "loop at insn %u: R%u may be uninitialised where the loop exits",
 					    hl, r);
@@ -662,6 +690,9 @@ static int find_loops(struct pctx *c)
 
 		if (c->second[m] || !bpfa_is_may_goto(&c->in[m]) || c->inloop[m])
 			continue;
+		if (m >= c->main_end)
+			return perr(c, -EINVAL, m,
+				    MG "in a subprogram or callback is not supported on this kernel yet");
 		/* The back edges around m. */
 		for (j = m; j < c->len; j++) {
 			if (c->second[j] || !bpfa_is_jump(&c->in[j]))
@@ -674,6 +705,8 @@ static int find_loops(struct pctx *c)
 		}
 		if (h == ~0u)
 			continue;	/* not in a loop: translated in place */
+		if (b >= c->main_end)
+			return perr(c, -EINVAL, m, MG "loop crossing into a subprogram");
 		for (j = h; j <= b; j++)
 			if (c->inloop[j])
 				return perr(c, -EINVAL, m,
@@ -703,6 +736,8 @@ static int stack_depth(struct pctx *c)
 		const __u32 *t = &c->ty[i * NREGS];
 		__u8 cls = BPF_CLASS(insn->code);
 
+		if (i >= c->main_end)
+			break;
 		if (c->second[i] || !(c->vis[i] & 1))
 			continue;
 		if (cls == BPF_LDX || cls == BPF_STX || cls == BPF_ST) {
@@ -846,6 +881,13 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 {
 	const struct bpf_insn *insn = &c->in[i];
 
+	if (is_pfunc(insn) || is_pcall(insn)) {
+		/* Subprograms are copied with main: their label is their insn. */
+		put_fix(c, *insn, (__u32)(i + 1 + insn->imm), FX_CALL);
+		if (is_pfunc(insn))
+			put(c, insn[1]);
+		return;
+	}
 	if (bpfa_is_ldimm64(insn)) {
 		put_ldimm64_copy(c, i);
 		return;
@@ -1135,8 +1177,13 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 	bt_u32(w, bt_str(w, "frame"));
 	bt_u32(w, b + 4);
 	first = b + 7;
-	if (main_func)
+	if (main_func) {
 		bt_type(w, "bpfa_main", BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+		for (k = 0; k < c->nsubs; k++) {
+			snprintf(name, sizeof(name), "bpfa_sub_%u", k);
+			bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+		}
+	}
 	for (k = 0; k < c->nloops; k++) {
 		snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
 		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
@@ -1276,13 +1323,14 @@ static int build_btf(struct pctx *c)
 	struct bpfa_loops_result *res = c->res;
 	struct btf_header h, oh;
 	struct btfw w = { 0 };
-	__u32 k, first, ntypes = 0, otlen = 0, oslen = 0;
+	__u32 k, i, nf, first, ntypes = 0, otlen = 0, oslen = 0;
 	const __u8 *otypes = NULL, *ostrs = NULL;
 	__u8 *blob;
 
 	if (env->has_btf) {
 		if (!env->btf || env->btf_size < sizeof(oh) || !env->func_info ||
-		    env->func_info_cnt != 1 || env->func_info_rec_size < sizeof(struct bpf_func_info) ||
+		    env->func_info_cnt != 1 + c->nsubs ||
+		    env->func_info_rec_size < sizeof(struct bpf_func_info) ||
 		    (env->line_info_cnt && env->line_info_rec_size < sizeof(struct bpf_line_info)))
 			return perr(c, -EINVAL, 0, MG "with this program's BTF is not supported yet");
 		memcpy(&oh, env->btf, sizeof(oh));
@@ -1325,22 +1373,34 @@ static int build_btf(struct pctx *c)
 	w.slen = 0;
 	first = bt_added(c, &w, !env->has_btf);
 	res->btf_size = sizeof(h) + h.type_len + h.str_len;
-	res->func_info = palloc(c, 1 + 2 * c->nloops, sizeof(*res->func_info));
+	nf = env->has_btf ? env->func_info_cnt : 1 + c->nsubs;
+	res->func_info = palloc(c, nf + 2 * c->nloops, sizeof(*res->func_info));
 	if (!res->func_info)
 		return perr(c, -ENOMEM, 0, "out of memory");
 	if (env->has_btf) {
-		memcpy(&res->func_info[0], env->func_info, sizeof(res->func_info[0]));
-		res->func_info[0].insn_off = 0;
+		/* Main's and the subprograms' records, moved with their code. */
+		for (k = 0; k < nf; k++) {
+			struct bpf_func_info *f = &res->func_info[k];
+
+			memcpy(f, rec(env->func_info, k, env->func_info_rec_size), sizeof(*f));
+			f->insn_off = f->insn_off < c->len && !c->inloop[f->insn_off] ?
+				      main_pos(c, f->insn_off) : c->n;
+		}
 	} else {
-		res->func_info[0].type_id = first++;
+		for (k = 0, i = 0; i < c->len; i++) {
+			if (i && !c->substart[i])
+				continue;
+			res->func_info[k].insn_off = main_pos(c, i);
+			res->func_info[k++].type_id = first++;
+		}
 	}
 	for (k = 0; k < c->nloops; k++) {
-		res->func_info[1 + 2 * k].insn_off = c->loops[k].cb_pos;
-		res->func_info[1 + 2 * k].type_id = first + 2 * k;
-		res->func_info[2 + 2 * k].insn_off = c->loops[k].body_pos;
-		res->func_info[2 + 2 * k].type_id = first + 2 * k + 1;
+		res->func_info[nf + 2 * k].insn_off = c->loops[k].cb_pos;
+		res->func_info[nf + 2 * k].type_id = first + 2 * k;
+		res->func_info[nf + 2 * k + 1].insn_off = c->loops[k].body_pos;
+		res->func_info[nf + 2 * k + 1].type_id = first + 2 * k + 1;
 	}
-	res->func_info_cnt = 1 + 2 * c->nloops;
+	res->func_info_cnt = nf + 2 * c->nloops;
 	return build_line_info(c);
 }
 
@@ -1395,13 +1455,14 @@ static int emit(struct pctx *c)
 static int run(struct pctx *c, __u32 len)
 {
 	c->second = palloc(c, len, 1);
+	c->substart = palloc(c, len, 1);
 	c->vis = palloc(c, len, 1);
 	c->inloop = palloc(c, len, 1);
 	c->live = palloc(c, len, sizeof(*c->live));
 	c->llive = palloc(c, len, sizeof(*c->llive));
 	c->ty = palloc(c, (size_t)len * NREGS, sizeof(*c->ty));
 	c->work = palloc(c, len, sizeof(*c->work));
-	if (!c->second || !c->vis || !c->inloop || !c->live || !c->llive || !c->ty || !c->work)
+	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->llive || !c->ty || !c->work)
 		return perr(c, -ENOMEM, 0, "out of memory");
 	if (structure(c) || types(c))
 		return c->err;
@@ -1431,6 +1492,7 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	c->res = res;
 	run(c, len);
 	pfree(c, c->second);
+	pfree(c, c->substart);
 	pfree(c, c->vis);
 	pfree(c, c->inloop);
 	pfree(c, c->live);

@@ -336,6 +336,50 @@ TEST_F(loops, multiple_exits_carry_an_arena_pointer)
 	close(fd);
 }
 
+/*
+ * A loop calling a static subprogram that reads arena memory: the call is
+ * relocated into the outlined body.  ctx[2] = sum of 2 * cells[i], i < 50.
+ */
+TEST_F(loops, loop_calling_a_subprogram)
+{
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(9, 1),			/* 0 */
+		I_LD_MAP_FD(1, self->afd),		/* 1-2 */
+		I_LDX(BPF_DW, 7, 9, 8),			/* 3: cells (user address) */
+		I_CAST_KERN(7, 7),			/* 4 */
+		I_MOV64_IMM(6, 0),			/* 5 */
+		I_MOV64_IMM(8, 0),			/* 6 */
+		I_JMP_IMM(BPF_JGE, 6, 50, 7),		/* 7: head -> 15 */
+		I_MOV64_REG(1, 7),			/* 8 */
+		I_CALL_REL(9),				/* 9 -> 19 */
+		I_ALU64_REG(BPF_ADD, 8, 0),		/* 10 */
+		I_ALU64_IMM(BPF_ADD, 7, 8),		/* 11 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 12 */
+		I_MAY_GOTO(1),				/* 13 -> 15 */
+		I_JA(-8),				/* 14 -> 7 */
+		I_STX(BPF_DW, 9, 8, 16),		/* 15 */
+		I_STX(BPF_DW, 9, 6, 8),			/* 16 */
+		I_MOV64_IMM(0, 0),			/* 17 */
+		I_EXIT(),				/* 18 */
+		I_LDX(BPF_DW, 0, 1, 0),			/* 19: sub: r0 = 2 * *p */
+		I_ALU64_IMM(BPF_LSH, 0, 1),		/* 20 */
+		I_EXIT(),				/* 21 */
+	};
+	uint64_t *cells = (void *)(self->base + 2 * PG), ctx[3];
+	int fd, i;
+
+	for (i = 0; i < 50; i++)
+		cells[i] = i + 1;
+	fd = LOAD_OK(insns);
+	ctx[0] = 0;
+	ctx[1] = ptr_u64(cells);
+	ctx[2] = 0;
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	close(fd);
+	EXPECT_EQ(50, ctx[1]);
+	EXPECT_EQ(2550, ctx[2]);
+}
+
 /* ---- adversarial loops: rejected, or harmless by value ---- */
 
 static int array_map(unsigned int value_size)

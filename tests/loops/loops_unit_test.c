@@ -308,6 +308,22 @@ TEST(refuses_ctx_used_in_loop)
 	REFUSED(p, "R9 holds the context pointer at the loop head");
 }
 
+TEST(refuses_register_written_on_some_paths)
+{
+	const struct bpf_insn p[] = {
+		LDX(7, 1, 0),		/* 0 */
+		JK(BPF_JEQ, 7, 0, 1),	/* 1 -> 3 */
+		MOV_K(6, 5),		/* 2 */
+		MAY_GOTO(2),		/* 3: head -> 6 */
+		MOV_K(6, 1),		/* 4 */
+		JA(-3),			/* 5 -> 3 */
+		MOV_X(0, 6),		/* 6 */
+		EXIT,
+	};
+
+	REFUSED(p, "R6 may be uninitialised where the loop exits");
+}
+
 TEST(refuses_nested_loop)
 {
 	const struct bpf_insn p[] = {
@@ -341,13 +357,45 @@ TEST(refuses_entry_in_the_middle)
 	REFUSED(p, "entered other than at its head");
 }
 
-TEST(refuses_subprograms_and_btf)
+/* A loop calling a subprogram: the call is relocated into the body. */
+static const struct bpf_insn subprog_prog[] = {
+	MOV_K(6, 0),		/* 0 */
+	MOV_K(7, 0),		/* 1 */
+	MAY_GOTO(5),		/* 2: head -> 8 */
+	MOV_X(1, 7),		/* 3 */
+	PCALL(5),		/* 4 -> 10 */
+	ADD_X(6, 0),		/* 5 */
+	ADD_K(7, 1),		/* 6 */
+	JK(BPF_JLT, 7, 10, -6),	/* 7 -> 2 */
+	MOV_X(0, 6),		/* 8 */
+	EXIT,			/* 9 */
+	MOV_X(0, 1),		/* 10: sub */
+	I(BPF_ALU64 | BPF_LSH | BPF_K, 0, 0, 0, 1),
+	EXIT,
+};
+
+TEST(loop_calling_a_subprogram)
+{
+	uint64_t ctx[1] = { 0 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(90, SAME_RESULT(subprog_prog, ctx, 1));
+	ASSERT_EQ(0, bpfa_loops(&env, subprog_prog, N(subprog_prog), &res));
+	/* main, the subprogram, the callback and the body */
+	ASSERT_EQ(4, res.func_info_cnt);
+	EXPECT_EQ(0, res.func_info[0].insn_off);
+	EXPECT_LT(res.func_info[1].insn_off, res.func_info[2].insn_off);
+	EXPECT_LT(res.func_info[2].insn_off, res.func_info[3].insn_off);
+	bpfa_loops_free(&env, &res);
+}
+
+TEST(refuses_may_goto_in_subprogram_and_btf_without_blob)
 {
 	const struct bpf_insn p[] = {
-		PCALL(3),
-		MAY_GOTO(0),
+		PCALL(2),
 		MOV_K(0, 0),
 		EXIT,
+		MAY_GOTO(0),
 		MOV_K(0, 0),
 		EXIT,
 	};
@@ -355,7 +403,7 @@ TEST(refuses_subprograms_and_btf)
 	struct bpfa_loops_env benv = env;
 	struct bpfa_loops_result res;
 
-	REFUSED(p, "in a program with subprograms");
+	REFUSED(p, "in a subprogram or callback");
 	benv.has_btf = true;
 	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
 	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
