@@ -123,4 +123,6 @@ for k in "$K61" "$K612"; do
 	fi
 	touch "$kb/.done"
 done
+# make bench only: trixie's QEMU with TCG plugins, for exact instruction counts.
+if [ "${BPF_ARENA_SETUP_BENCH:-0}" = 1 ]; then "$top/scripts/setup-qemu-trixie.sh"; fi
 log "ready: 6.1=$K61 6.12=$K612"
