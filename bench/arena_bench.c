@@ -946,7 +946,7 @@ static void count_nonarena_load(const char *name)
  * Counting mode: the workloads of the issue's table, each at two sizes, on
  * CPU 1 (bench/run boots with nohz_full=1 isolcpus=1 irqaffinity=0).
  */
-static void count_all(void)
+static void count_all(const char *only)
 {
 	static struct bpf_insn p[128];
 	static const int nacc[2] = { 8, 16 };
@@ -976,6 +976,11 @@ static void count_all(void)
 	afd = raw_arena(16, 1ULL << 44, &base);
 	memset(base, 0, 16 * PG);
 	count_loads(afd);
+	if (only && strstr(only, "load")) {	/* -w load: the load paths alone (profiling) */
+		munmap(base, 16 * PG);
+		close(afd);
+		return;
+	}
 	for (st = 0; st < 2; st++) {
 		for (k = 0; k < 2; k++) {
 			unsigned int n = acc_prog(p, afd, nacc[k], st);
@@ -1055,7 +1060,7 @@ int main(int argc, char **argv)
 	native = kernel_has_native_arena();
 	printf("BENCH-META\tkernel\t%s\n", native ? "native" : "module");
 	if (count) {
-		count_all();
+		count_all(only);
 		printf("BENCH-DONE\n");
 		return 0;
 	}

@@ -37,8 +37,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MARK_STOP	2
 #define MAX_VCPUS	64
 
-static struct qemu_plugin_scoreboard *sb;
-static qemu_plugin_u64 insns;
+static struct qemu_plugin_scoreboard *sb, *sb_open;
+static qemu_plugin_u64 insns, open_flag;
+static FILE *prof;
+static GHashTable *prof_tab;	/* TB vaddr -> instructions, under lock */
+static long prof_only = -1;	/* profsel=N: profile only the Nth measurement (from 0) */
+static long nstarts;
 static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -57,6 +61,8 @@ static void on_mark(unsigned int vcpu, void *udata)
 	if (op == MARK_START) {
 		st[vcpu].start = now;
 		st[vcpu].seq = (int)seq;
+		qemu_plugin_u64_set(open_flag, vcpu, prof_only < 0 || nstarts == prof_only);
+		nstarts++;
 		return;
 	}
 	if (op != MARK_STOP)
@@ -69,6 +75,29 @@ static void on_mark(unsigned int vcpu, void *udata)
 	fflush(out);
 	pthread_mutex_unlock(&lock);
 	st[vcpu].seq = -1;
+	qemu_plugin_u64_set(open_flag, vcpu, 0);
+}
+
+struct tb_info {
+	uint64_t vaddr;
+	uint64_t n;
+};
+
+static void on_tb_prof(unsigned int vcpu, void *udata)
+{
+	struct tb_info *t = udata;
+	uint64_t *c;
+
+	(void)vcpu;
+	pthread_mutex_lock(&lock);
+	c = g_hash_table_lookup(prof_tab, &t->vaddr);
+	if (!c) {
+		c = g_new0(uint64_t, 2);
+		c[0] = t->vaddr;
+		g_hash_table_insert(prof_tab, c, c);
+	}
+	c[1] += t->n;
+	pthread_mutex_unlock(&lock);
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -76,6 +105,14 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 
 	(void)id;
+	if (prof) {
+		struct tb_info *t = g_new(struct tb_info, 1);	/* lives as long as QEMU */
+
+		t->vaddr = qemu_plugin_tb_vaddr(tb);
+		t->n = n;
+		qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_prof, QEMU_PLUGIN_CB_NO_REGS,
+							  QEMU_PLUGIN_COND_NE, open_flag, 0, t);
+	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint8_t b[7];
@@ -102,7 +139,18 @@ static void on_atexit(qemu_plugin_id_t id, void *p)
 	if (out)
 		fclose(out);
 	out = NULL;
+	if (prof) {
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&it, prof_tab);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			fprintf(prof, "%" PRIx64 " %" PRIu64 "\n", ((uint64_t *)v)[0], ((uint64_t *)v)[1]);
+		fclose(prof);
+		prof = NULL;
+	}
 	qemu_plugin_scoreboard_free(sb);
+	qemu_plugin_scoreboard_free(sb_open);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
@@ -111,9 +159,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	const char *path = NULL;
 	int i;
 
-	for (i = 0; i < argc; i++)
+	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		if (!strncmp(argv[i], "profsel=", 8))
+			prof_only = atol(argv[i] + 8);
+		if (!strncmp(argv[i], "profile=", 8)) {
+			prof = fopen(argv[i] + 8, "w");
+			if (!prof) {
+				perror(argv[i] + 8);
+				return -1;
+			}
+			prof_tab = g_hash_table_new(g_int64_hash, g_int64_equal);
+		}
+	}
 	if (!path) {
 		fprintf(stderr, "insn_count: out=FILE is required\n");
 		return -1;
@@ -131,6 +190,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		st[i].seq = -1;
 	sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
 	insns = qemu_plugin_scoreboard_u64(sb);
+	sb_open = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+	open_flag = qemu_plugin_scoreboard_u64(sb_open);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
 	qemu_plugin_register_atexit_cb(id, on_atexit, NULL);
 	return 0;
