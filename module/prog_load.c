@@ -528,7 +528,8 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
  * copy), 8 bytes at a time, looking for what find_arena() looks for: an
  * ld_imm64 naming a map, or an addr_space_cast.  Neither: the stock path
  * loads it exactly as without the module.  Any doubt (a fault, a size the
- * stock path will refuse): true, and the full look below decides.
+ * stock path will refuse): true, and the full look below decides.  Runs
+ * after stock_prog_load_check(): a caller 6.1 refuses costs no read.
  *
  * Who: any caller of BPF_PROG_LOAD; they control the buffer and may change
  * it after this read.  That gives them nothing new: the stock path reads the
@@ -537,20 +538,16 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
  * (an arena map fd in a stock-loaded program is a plain map pointer there,
  * and a cast is rejected as a reserved field) - as with the module unloaded.
  */
-static bool may_use_arena(union bpf_attr __user *uattr, unsigned int size)
+static bool may_use_arena(const union bpf_attr *attr)
 {
-	const struct bpf_insn __user *u;
-	u64 uinsns, v;
-	u32 n, i;
+	const struct bpf_insn __user *u = u64_to_user_ptr(attr->insns);
+	u32 n = attr->insn_cnt, i;
 	u8 code, src;
 	s16 off;
+	u64 v;
 
-	if (size < offsetofend(union bpf_attr, insns) ||
-	    get_user(n, &uattr->insn_cnt) || get_user(uinsns, &uattr->insns))
-		return true;
 	if (!n || n > BPF_COMPLEXITY_LIMIT_INSNS)
 		return true;
-	u = u64_to_user_ptr(uinsns);
 	if (!user_access_begin(u, (size_t)n * sizeof(*u)))
 		return true;
 	for (i = 0; i < n; i++) {
@@ -587,8 +584,6 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 				 check_zeroed_user((void __user *)uattr + sizeof(pl->attr),
 						   size - sizeof(pl->attr)) <= 0))
 		return orig(regs);
-	if (!may_use_arena(uattr, size))
-		return orig(regs);
 	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
 	if (!pl)
 		return -ENOMEM;
@@ -596,6 +591,8 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 		goto pass;
 	/* Permissions before work: nothing is copied for a caller 6.1 refuses. */
 	if (stock_prog_load_check(&pl->attr, min_t(size_t, size, sizeof(pl->attr))))
+		goto pass;
+	if (!may_use_arena(&pl->attr))
 		goto pass;
 	pl->len = pl->attr.insn_cnt;
 	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);
