@@ -96,9 +96,9 @@ def count_section(path, out):
         elif goal is not None and ratio is not None:
             g = ("ok" if ratio <= goal else "MISS") + f" (<= {goal})"
         spread = ""
-        if not agree:
-            allv = list(v61.values()) + list(v612.values())
-            spread = " ".join(f"{k}: {fmt(min(v.values()))}..{fmt(max(v.values()))}" for k, v in (("6.1", v61), ("6.12", v612)) if v)
+        if not agree:  # relative spread between the rounds, per kernel
+            spread = ", ".join(f"{k} {100 * (max(v.values()) - min(v.values())) / abs(min(v.values()) or 1):.2g} %"
+                               for k, v in (("6.1", v61), ("6.12", v612)) if v)
         lines.append(f"| {w} | {units[w]} | {fmt(a)} | {fmt(b)} | {fmt(ratio) if ratio else '-'} | {g} | "
                      f"{'yes' if agree else 'NO (' + spread + ')'} |")
         if ratio:
