@@ -9,7 +9,7 @@ NO_SETUP_GOALS := setup clean help dist install uninstall install-dkms install-u
 	pkg-build pkg-install
 ifneq ($(filter-out $(NO_SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(BPF_ARENA_SETUP_DONE),)
-$(shell $(TOP)/scripts/setup.sh 1>&2)
+$(shell BPF_ARENA_SETUP_BENCH=$(if $(filter bench bench-%,$(MAKECMDGOALS)),1) $(TOP)/scripts/setup.sh 1>&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error make setup failed)
 endif

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -785,20 +786,270 @@ static void bench_mem(void)
 	out("mem_array_over_arena_1pct", median(arr, mr) / median(a1, mr), "x");
 }
 
+/* ---- exact guest instruction counts (-c; bench/plugin/insn_count.c) ----- */
+
+/*
+ * The markers: `nopl 0x5ea10000(%rax)` starts, `nopl 0x5ea20000(%rax)` stops a
+ * measurement.  No-ops on any x86-64; under bench/run's counting QEMU the
+ * plugin writes the instructions executed between them on this vCPU, and
+ * each stop is paired (in order) with the `COUNT name iters` line printed
+ * right after it.  iters > 0: the report takes per-iteration figures from
+ * two sizes ((min at 2N - min at N) / N, which cancels the fixed syscall and
+ * setup cost); iters 0: the whole count (load paths).  Every measurement is
+ * repeated `reps` times; the report uses the minimum (an interrupt that still
+ * reaches the isolated CPU only adds).
+ */
+#define MARK_START() __asm__ volatile(".byte 0x0f, 0x1f, 0x80, 0x00, 0x00, 0xa1, 0x5e" ::: "memory")
+#define MARK_STOP() __asm__ volatile(".byte 0x0f, 0x1f, 0x80, 0x00, 0x00, 0xa2, 0x5e" ::: "memory")
+
+static void counted(const char *name, long n)
+{
+	printf("COUNT\t%s\t%ld\n", name, n);
+}
+
+/* bpf_loop(cnt) of a callback doing nacc u64 loads (or stores) through one base. */
+static unsigned int acc_prog(struct bpf_insn *p, int afd, int nacc, bool store)
+{
+	unsigned int n = loop_prog(p, afd, true);
+	int k;
+
+	n = LOOP_CB;
+	p[n++] = I_MOV64_REG(3, 1);
+	p[n++] = I_ALU64_IMM(BPF_LSH, 3, 7);
+	p[n++] = I_ALU64_IMM(BPF_AND, 3, 0xff80);
+	p[n++] = I_CAST_KERN(3, 3);
+	for (k = 0; k < nacc; k++)
+		p[n++] = store ? I_STX(BPF_DW, 3, 1, 8 * k) : I_LDX(BPF_DW, 4, 3, 8 * k);
+	p[n++] = I_MOV64_IMM(0, 0);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+static void count_prog_run(const char *name, int fd, long n)
+{
+	__u64 ctx[1] = { (__u64)n };
+	long err;
+
+	MARK_START();
+	err = run_syscall_prog(fd, ctx, sizeof(ctx));
+	MARK_STOP();
+	if (err)
+		die(name, err);
+	counted(name, n);
+}
+
+static void count_obj_run(struct bpf_object *obj, const char *prog, const char *name, long n,
+			  long pages)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
+	struct bench_args a = { .cnt = (__u64)n, .pages = (__u64)pages };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	int err;
+
+	if (!p)
+		die(prog, -ENOENT);
+	MARK_START();
+	err = bpf_prog_test_run_opts(bpf_program__fd(p), &o);
+	MARK_STOP();
+	if (err || a.err)
+		die(prog, err ?: -EIO);
+	counted(name, n);
+}
+
+static void count_list_add_del(struct bpf_object *obj, long n)
+{
+	struct bpf_program *pa = bpf_object__find_program_by_name(obj, "list_add");
+	struct bpf_program *pd = bpf_object__find_program_by_name(obj, "list_del_all");
+	struct bench_args a = { .cnt = (__u64)n }, d = {};
+	LIBBPF_OPTS(bpf_test_run_opts, oa, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	LIBBPF_OPTS(bpf_test_run_opts, od, .ctx_in = &d, .ctx_size_in = sizeof(d));
+	int err;
+
+	if (!pa || !pd)
+		die("list progs", -ENOENT);
+	MARK_START();
+	err = bpf_prog_test_run_opts(bpf_program__fd(pa), &oa);
+	err = err ?: bpf_prog_test_run_opts(bpf_program__fd(pd), &od);
+	MARK_STOP();
+	if (err || a.err || d.err || d.n != (__u64)n)
+		die("list add/del", err ?: -EIO);
+	counted("list_add_del_per_elem", n);
+}
+
+static void count_fault_in(long pages)
+{
+	char *base;
+	long i;
+	int fd = raw_arena((unsigned int)pages, 0, &base);
+
+	MARK_START();
+	for (i = 0; i < pages; i++)
+		base[i * PG] = 1;
+	MARK_STOP();
+	counted("user_fault_in_per_page", pages);
+	munmap(base, pages * PG);
+	close(fd);
+}
+
+static void count_loads(int afd)
+{
+	static struct bpf_insn p[512];
+	unsigned int n;
+	int r, fd;
+
+	for (r = 0; r < reps; r++) {
+		/* the 128-access straight-line program: one BPF_PROG_LOAD */
+		n = code_prog(p, afd, 64);
+		MARK_START();
+		fd = load_prog_flags(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE, NULL, 0);
+		MARK_STOP();
+		if (fd < 0)
+			die("load 128", fd);
+		close(fd);
+		counted("load_arena_prog_128acc", 0);
+		n = loop_prog(p, afd, true);
+		MARK_START();
+		fd = load_loop_prog(p, n);
+		MARK_STOP();
+		close(fd);
+		counted("load_arena_raw_loop_prog", 0);
+	}
+}
+
+static void count_nonarena_load(const char *name)
+{
+	static const enum bpf_prog_type types[3] = { BPF_PROG_TYPE_SOCKET_FILTER,
+						     BPF_PROG_TYPE_SYSCALL, BPF_PROG_TYPE_XDP };
+	static struct bpf_insn p[3][512];
+	unsigned int cnt[3];
+	int r, w, fd[3];
+
+	for (w = 0; w < 3; w++)
+		cnt[w] = nonarena_set(p[w], w);
+	for (r = 0; r < reps; r++) {
+		MARK_START();
+		for (w = 0; w < 3; w++)
+			fd[w] = load_prog_flags(types[w], p[w], cnt[w],
+						types[w] == BPF_PROG_TYPE_SYSCALL ? BPF_F_SLEEPABLE : 0,
+						NULL, 0);
+		MARK_STOP();
+		for (w = 0; w < 3; w++) {
+			if (fd[w] < 0)
+				die(name, fd[w]);
+			close(fd[w]);
+		}
+		counted(name, 0);
+	}
+}
+
+/*
+ * Counting mode: the workloads of the issue's table, each at two sizes, on
+ * CPU 1 (bench/run boots with nohz_full=1 isolcpus=1 irqaffinity=0).
+ */
+static void count_all(const char *only)
+{
+	static struct bpf_insn p[128];
+	static const int nacc[2] = { 8, 16 };
+	struct bpf_object *obj;
+	cpu_set_t cs;
+	char *base, name[64];
+	long base_n = iters(1000);
+	int afd, fd, r, k, st, sz;
+
+	CPU_ZERO(&cs);
+	CPU_SET(1, &cs);
+	if (sched_setaffinity(0, sizeof(cs), &cs))
+		printf("# count: cannot pin to CPU 1: %s\n", strerror(errno));
+	/* load paths first, before any arena exists (non-arena load) */
+	if (native) {
+		count_nonarena_load("load_nonarena_3progs");
+	} else {
+		if (!kmod_is_loaded() && kmod_load())
+			die("insmod", -errno);
+		count_nonarena_load("load_nonarena_3progs_with_module");
+		if (kmod_unload())
+			die("rmmod", -errno);
+		count_nonarena_load("load_nonarena_3progs");
+		if (kmod_load())
+			die("insmod", -errno);
+	}
+	afd = raw_arena(16, 1ULL << 44, &base);
+	memset(base, 0, 16 * PG);
+	count_loads(afd);
+	if (only && strstr(only, "load")) {	/* -w load: the load paths alone (profiling) */
+		munmap(base, 16 * PG);
+		close(afd);
+		return;
+	}
+	for (st = 0; st < 2; st++) {
+		for (k = 0; k < 2; k++) {
+			unsigned int n = acc_prog(p, afd, nacc[k], st);
+
+			fd = load_loop_prog(p, n);
+			snprintf(name, sizeof(name), "bpf_%d_%s_per_iter", nacc[k], st ? "stores" : "loads");
+			for (sz = 1; sz <= 2; sz++)
+				for (r = 0; r < reps; r++)
+					count_prog_run(name, fd, base_n * sz);
+			close(fd);
+		}
+	}
+	{
+		unsigned int n = loop_prog(p, afd, true);
+
+		fd = load_loop_prog(p, n);
+		for (sz = 1; sz <= 2; sz++)
+			for (r = 0; r < reps; r++)
+				count_prog_run("bpf_ldst_loop_4acc_per_iter", fd, base_n * sz);
+		close(fd);
+	}
+	munmap(base, 16 * PG);
+	close(afd);
+
+	obj = open_obj();
+	count_list_add_del(obj, 1000);	/* warm-up: head, first pages */
+	for (sz = 1; sz <= 2; sz++)
+		for (r = 0; r < reps; r++)
+			count_list_add_del(obj, base_n * sz);
+	{	/* a 64-element list stays for the walks */
+		struct bench_args a = { .cnt = 64 };
+		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a, .ctx_size_in = sizeof(a));
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(bpf_object__find_program_by_name(obj, "list_add")), &o))
+			die("list_add 64", -EIO);
+	}
+	for (sz = 1; sz <= 2; sz++)
+		for (r = 0; r < reps; r++)
+			count_obj_run(obj, "list_walk16", "list_walk_16hops_per_iter", base_n * sz, 0);
+	count_obj_run(obj, "htab_upd_lookup", "warmup", BENCH_HTAB_KEYS, 0);
+	for (sz = 1; sz <= 2; sz++)
+		for (r = 0; r < reps; r++)
+			count_obj_run(obj, "htab_upd_lookup", "htab_upd_lookup_per_op", base_n * sz, 0);
+	count_obj_run(obj, "alloc_free", "warmup", 16, 1);
+	for (sz = 1; sz <= 2; sz++)
+		for (r = 0; r < reps; r++)
+			count_obj_run(obj, "alloc_free", "alloc_free_1page_per_op", base_n / 4 * sz, 1);
+	bpf_arena_object_close(obj);
+	for (sz = 1; sz <= 2; sz++)
+		for (r = 0; r < reps; r++)
+			count_fault_in(base_n / 4 * sz);
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
+	bool count = false;
 	char *base;
 	int c, afd;
 
-	while ((c = getopt(argc, argv, "r:s:o:w:")) != -1) {
+	while ((c = getopt(argc, argv, "r:s:o:w:c")) != -1) {
 		switch (c) {
 		case 'r': reps = atoi(optarg); break;
 		case 's': scale = atof(optarg); break;
 		case 'o': outdir = optarg; break;
 		case 'w': only = optarg; break;
+		case 'c': count = true; break;
 		default:
-			fprintf(stderr, "usage: %s [-r REPS] [-s SCALE] [-o DUMPDIR] [-w SECTION]\n",
+			fprintf(stderr, "usage: %s [-r REPS] [-s SCALE] [-o DUMPDIR] [-w SECTION] [-c]\n",
 				argv[0]);
 			return 2;
 		}
@@ -808,6 +1059,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	native = kernel_has_native_arena();
 	printf("BENCH-META\tkernel\t%s\n", native ? "native" : "module");
+	if (count) {
+		count_all(only);
+		printf("BENCH-DONE\n");
+		return 0;
+	}
 #define SECTION(s) (!only || strstr(only, s))
 	if (SECTION("load"))
 		bench_nonarena_load();

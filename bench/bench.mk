@@ -6,8 +6,22 @@ BENCH_OUT := $(BUILD)/bench
 BENCH_BPF_OBJ := $(BENCH_OUT)/bpf/bench_arena.v3.bpf.o
 BENCH_BIN := $(BENCH_OUT)/arena_bench
 
+# The instruction-counting TCG plugin, against trixie's qemu-plugin.h and glib
+# headers (scripts/setup-qemu-trixie.sh, run by setup.sh for bench goals).
+QEMU_TRIXIE := $(TOP)/cache/qemu-trixie
+BENCH_PLUGIN := $(BENCH_OUT)/insn_count.so
+
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN)
+bench-build: $(BENCH_BIN) $(BENCH_PLUGIN)
+
+$(QEMU_TRIXIE)/.done:
+	$(TOP)/scripts/setup-qemu-trixie.sh
+
+$(BENCH_PLUGIN): $(TOP)/bench/plugin/insn_count.c $(QEMU_TRIXIE)/.done
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -shared -fPIC -I$(QEMU_TRIXIE)/root/include \
+		-I$(QEMU_TRIXIE)/root/usr/include/glib-2.0 \
+		-I$(QEMU_TRIXIE)/root/usr/lib/x86_64-linux-gnu/glib-2.0/include -o $@ $< -lpthread
 
 bench: bench-build
 	$(TOP)/bench/run

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""bench/report.py: the table, markdown and plot of one `make bench` run.
+"""bench/report.py: the tables, markdown and plots of one `make bench` run.
 
-Reads the raw CSV (round,kernel,workload,value,unit) bench/run collected,
-prints a markdown table (median/min/max per kernel over the rounds, ratio of
-medians 6.1+module / 6.12) and writes OUT.md and OUT.png (gnuplot)."""
-import argparse, csv, os, statistics, subprocess, sys
+Primary: the exact guest instruction counts (--count-csv, bench/counts.py rows):
+per workload the 6.1+module and 6.12 counts, their ratio, the issue's goal, and
+whether the counting rounds agreed.  Secondary: the TCG times (--csv, raw rows
+round,kernel,workload,value,unit; median/min/max per kernel over the rounds,
+ratio of medians 6.1+module / 6.12).  Writes OUT.md, OUT.png (instruction
+ratios) and OUT-time.png (time ratios) with gnuplot."""
+import argparse, csv, os, shutil, statistics, subprocess, sys
 from collections import defaultdict
 
 # workload -> (description, goal kind)
@@ -40,10 +43,74 @@ DESC = {
 }
 ORDER = list(DESC)
 
+# Counted workloads (bench/arena_bench.c -c): description, goal (max ratio, or
+# max % for the overhead row; None: no goal).
+CDESC = {
+    "bpf_8_loads_per_iter": ("bpf_loop callback with 8 u64 arena loads through one base", None),
+    "bpf_16_loads_per_iter": ("same, 16 loads", 1.20),
+    "bpf_8_stores_per_iter": ("bpf_loop callback with 8 u64 arena stores through one base", None),
+    "bpf_16_stores_per_iter": ("same, 16 stores", 1.20),
+    "bpf_ldst_loop_4acc_per_iter": ("the raw loop: 2 loads + 2 stores with ALU between", None),
+    "list_walk_16hops_per_iter": ("arena_list walk, 16 hops per bpf_loop iteration", 1.30),
+    "list_add_del_per_elem": ("arena_list add + delete, per element", 1.10),
+    "htab_upd_lookup_per_op": ("arena_htab update + lookup, per key", 1.10),
+    "alloc_free_1page_per_op": ("bpf_arena_alloc_pages + free_pages of 1 page", 1.05),
+    "user_fault_in_per_page": ("user-space write fault-in, per page", 1.05),
+    "load_arena_prog_128acc": ("BPF_PROG_LOAD of a straight-line program with 128 arena accesses", 1.5),
+    "load_arena_raw_loop_prog": ("BPF_PROG_LOAD of the raw loop program (2 funcs, 4 accesses)", None),
+    "load_nonarena_3progs": ("BPF_PROG_LOAD of 3 non-arena programs (6.1: module unloaded)", None),
+    "load_nonarena_3progs_with_module": ("same, module loaded (6.1)", None),
+    "load_nonarena_module_overhead": ("non-arena load overhead of the module on 6.1, %", 0.5),
+}
+
+
+def count_section(path, out):
+    """The instruction-count table (markdown lines) and plot rows."""
+    vals = defaultdict(lambda: defaultdict(dict))
+    units = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            vals[row["workload"]][row["kernel"]][row["round"]] = float(row["value"])
+            units[row["workload"]] = row["unit"]
+    names = [w for w in CDESC if w in vals] + sorted(
+        w for w in vals if w not in CDESC and not w.endswith("_rep_spread"))
+    lines = ["| workload | unit | 6.1+module | 6.12 | ratio | goal | rounds agree |",
+             "|---|---|---|---|---|---|---|"]
+    plot, nondet = [], []
+
+    def fmt(x):
+        return "n/a" if x is None else f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+    for w in names:
+        v61, v612 = vals[w].get("6.1", {}), vals[w].get("6.12", {})
+        agree = all(len(set(round(x, 3) for x in v.values())) <= 1 for v in (v61, v612) if v)
+        if not agree:
+            nondet.append(w)
+        a = min(v61.values()) if v61 else None
+        b = min(v612.values()) if v612 else None
+        ratio = a / b if a is not None and b else None
+        goal = CDESC.get(w, ("", None))[1]
+        g = ""
+        if w == "load_nonarena_module_overhead" and a is not None:
+            g = ("ok" if a <= goal else "MISS") + f" (<= {goal} %)"
+        elif goal is not None and ratio is not None:
+            g = ("ok" if ratio <= goal else "MISS") + f" (<= {goal})"
+        spread = ""
+        if not agree:  # relative spread between the rounds, per kernel
+            spread = ", ".join(f"{k} {100 * (max(v.values()) - min(v.values())) / abs(min(v.values()) or 1):.2g} %"
+                               for k, v in (("6.1", v61), ("6.12", v612)) if v)
+        lines.append(f"| {w} | {units[w]} | {fmt(a)} | {fmt(b)} | {fmt(ratio) if ratio else '-'} | {g} | "
+                     f"{'yes' if agree else 'NO (' + spread + ')'} |")
+        if ratio:
+            plot.append((w, ratio, ratio, ratio))
+    desc = ["| workload | what |", "|---|---|"] + [f"| {w} | {CDESC[w][0]} |" for w in names if w in CDESC]
+    return lines, desc, plot, nondet
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", required=True)
+    ap.add_argument("--count-csv")
     ap.add_argument("--runs", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--meta", action="append", default=[])
@@ -90,12 +157,27 @@ def main():
             hi = s61[2] / s612[1] if s612[1] > 0 else ratio
             plot.append((w, ratio, lo, hi))
     table = "\n".join(lines)
+    ctable, cdesc, cplot, nondet = count_section(a.count_csv, a.out) if a.count_csv else ([], [], [], [])
+    if ctable:
+        print("\n".join(ctable))
+        print("counting rounds: " + ("identical for every workload" if not nondet else
+              "NOT identical for " + ", ".join(nondet)))
     print(table)
 
     desc = ["| workload | what |", "|---|---|"] + [f"| {w} | {DESC[w][0]} |" for w in names if w in DESC]
     md = ["# make bench results", ""]
     md += [f"- {m.split('=', 1)[0]}: {m.split('=', 1)[1]}" for m in a.meta]
-    md += ["", "Every value is a cost (lower is better); ratio = median(6.1 + module) / median(6.12).",
+    if ctable:
+        md += ["", "## Guest instructions (primary)", "",
+               "Exact counts of executed guest instructions (TCG plugin bench/plugin/insn_count.c),",
+               "minimum over the repetitions in a boot, then over the counting rounds; per-iteration",
+               "rows are (count at 2N - count at N) / N.  ratio = 6.1+module / 6.12.",
+               "counting rounds: " + ("identical for every workload." if not nondet else
+                                      "NOT identical for " + ", ".join(nondet) + " (allocator and "
+                                      "interrupt effects; see bench/README.md)."), "",
+               *ctable, "", *cdesc]
+    md += ["", "## TCG time (secondary)", "",
+           "Every value is a cost (lower is better); ratio = median(6.1 + module) / median(6.12).",
            "min/max are over the rounds (each round's value is the median of the repetitions in one boot).",
            "Times are QEMU TCG guest times: compare the ratio, not the absolute numbers.", "",
            table, "", "## Workloads", "", *desc, ""]
@@ -115,14 +197,25 @@ def main():
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(md))
 
-    dat = a.out + ".dat"
+    if cplot:
+        do_plot(cplot, a.out + ".png", "bpf-arena: guest instructions, 6.1 + module / 6.12 in-tree")
+    if plot:
+        do_plot(plot, a.out + ("-time.png" if cplot else ".png"),
+                "bpf-arena: TCG time, 6.1 + module / 6.12 in-tree (median; bars: min/max ratio over rounds)")
+
+
+def do_plot(plot, png, title):
+    if not shutil.which("gnuplot"):
+        print("report: no gnuplot, no " + png, file=sys.stderr)
+        return
+    dat = png + ".dat"
     with open(dat, "w") as f:
         for w, r, lo, hi in plot:
             f.write(f'"{w}" {r:.4f} {lo:.4f} {hi:.4f}\n')
     gp = f"""
 set terminal pngcairo size 1200,700 font ",10"
-set output "{a.out}.png"
-set title "bpf-arena: 6.1 + module / 6.12 in-tree (median; bars: min/max ratio over rounds)"
+set output "{png}"
+set title "{title}"
 set ylabel "ratio (lower is better for 6.1 + module)"
 set logscale y 2
 set yrange [0.0625:16]
@@ -134,7 +227,7 @@ set style fill solid 0.5
 set boxwidth 0.6
 plot "{dat}" using 0:2:xtic(1) with boxes lc rgb "#4a78b8" notitle, \\
      "" using 0:2:3:4 with yerrorbars lc rgb "black" pt 0 notitle, \\
-     1.0 with lines lc rgb "#208020" dt 2 title "1.0", 1.1 with lines lc rgb "#c03030" dt 2 title "1.10 goal"
+     1.0 with lines lc rgb "#208020" dt 2 title "1.0", 1.1 with lines lc rgb "#c03030" dt 2 title "1.10"
 """
     r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
     if r.returncode:

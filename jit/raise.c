@@ -215,7 +215,16 @@ static bool match_form(const struct bpfa_raise_env *env, const struct bpf_insn *
 	return true;
 }
 
-static void rewrite(const struct bpfa_raise_env *env, struct bpf_insn *p, const struct form *f)
+/* What the optimiser (see OPTIMISATIONS below) lets rewrite() leave out. */
+struct opts {
+	bool drop_zext;	/* rS is known zero-extended: the kept `wS = wS` becomes `ja +0` */
+	bool reuse_ax;	/* AX == kern_vm_start + rS already: only the access is emitted */
+};
+
+static const struct bpf_insn ja0 = { .code = BPF_JMP | BPF_JA };
+
+static void rewrite(const struct bpfa_raise_env *env, struct bpf_insn *p, const struct form *f,
+		    const struct opts *o)
 {
 	const __u8 ax = BPFA_REG_AX;
 	struct bpf_insn *q = &p[1];
@@ -230,15 +239,24 @@ static void rewrite(const struct bpfa_raise_env *env, struct bpf_insn *p, const 
 		p[5] = bpfa_insn(BPF_ALU64 | BPF_OR | BPF_X, x, ax, 0, 0);
 		return;
 	}
+	if (o->drop_zext || o->reuse_ax)
+		p[0] = ja0;
 	if (f->kind == BPFA_PH_CMPXCHG) {
 		if (f->size == BPF_W)
 			*q++ = bpfa_insn(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_0, 0, 0);
 		else
 			*q++ = bpfa_insn(BPF_ALU64 | BPF_MOV | BPF_X, ax, ax, 0, 0);
 	}
-	/* AX = kern_vm_start; AX += rS */
-	bpfa_ldimm64(q, ax, 0, env->kern_vm_start, ax);
-	q[2] = bpfa_insn(BPF_ALU64 | BPF_ADD | BPF_X, ax, f->s, 0, 0);
+	if (o->reuse_ax) {
+		/* 6.1's x86 JIT emits nothing for `ja +0` (do_jit(): nop jumps optimised out) */
+		q[0] = ja0;
+		q[1] = ja0;
+		q[2] = ja0;
+	} else {
+		/* AX = kern_vm_start; AX += rS */
+		bpfa_ldimm64(q, ax, 0, env->kern_vm_start, ax);
+		q[2] = bpfa_insn(BPF_ALU64 | BPF_ADD | BPF_X, ax, f->s, 0, 0);
+	}
 	q += 3;
 	switch (f->kind) {
 	case BPFA_PH_LOAD:
@@ -274,14 +292,198 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
 	return false;
 }
 
+/*
+ * OPTIMISATIONS (issue 15).  Only with env->targets (a bitmap the caller
+ * provides, filled here): without it every form is raised in full.  The
+ * walk below keeps, inside one basic block, two facts about the program as
+ * it will run after the raise:
+ *
+ *  zext: registers whose upper 32 bits are known zero.  Set by an executed
+ *    `wX = wY` / `wX = imm` (BPF_ALU | BPF_MOV, off 0: the BPF ISA zero-
+ *    extends every 32-bit ALU result; 6.1's x86 JIT does it in hardware and
+ *    does not ask the verifier for explicit zext) and by a form's kept
+ *    `wS = wS`; cleared by any other write to the register.
+ *  ax: AX == kern_vm_start + rS for base S, computed by the last raised
+ *    LOAD/STX/ST form, with rS not written since.
+ *
+ * A basic block ends (both facts are forgotten) at every jump, call or exit,
+ * before every instruction some jump or call may land on (env->targets:
+ * jumps, bpf-to-bpf calls, callback addresses; index 0), at every LD other
+ * than ld_imm64, every atomic outside a form and every instruction naming AX
+ * (a verifier patch; the raise's own AX uses are in forms).  So an
+ * instruction in the block runs only after every earlier one in it, in order.
+ *
+ *  1. drop_zext: a form's kept `wS = wS` is replaced by `ja +0` when S is in
+ *     zext.  Its only effect, clearing rS's upper half, is already true on
+ *     every path reaching it, so it is a no-op on the real value and the
+ *     verifier's model after it still holds; safety point 1 (rS <= U32_MAX
+ *     at `AX += rS`) holds through the earlier zero-extension instead.
+ *  2. reuse_ax: a LOAD, STX or ST form that starts exactly where the
+ *     previous raised LOAD/STX/ST form ended, through the same S (not
+ *     written by that form: a LOAD into S forgets ax) emits only its
+ *     access; its other slots become `ja +0`, which 6.1's x86 JIT emits as
+ *     nothing.  AX is then exactly what a full raise would compute (same
+ *     kern_vm_start, same rS), so point 1 holds unchanged.  Nothing can write
+ *     AX between the two accesses: they are adjacent in the final program
+ *     (no instruction between them for the verifier to have patched in),
+ *     `ja +0` and AX-based accesses are never constant-blinded (blinding
+ *     runs after the raise, inside bpf_int_jit_compile(), and skips JA and
+ *     every instruction naming AX), and the JIT itself writes r10 only for
+ *     fetching and/or/xor atomics, which no reusing form is.  Adjacency is
+ *     also what the fault fixup needs: the x86 accesses of a chain follow
+ *     one `movabs r10, kern_vm_start; add r10, reg` directly, and
+ *     module/fault_x86.c decodes forward from it (at most BPFA_AX_CHAIN_MAX
+ *     accesses).  Where an ALU instruction sits between two accesses, the
+ *     base is materialised again: the fixup could not prove r10's value.
+ *
+ * A program with a jump into a form is refused before any of this (pass 1).
+ */
+struct opt_state {
+	__u32 zext;		/* bit r: rr zero-extended */
+	int ax_base;		/* -1, or S with AX == kern_vm_start + rS */
+	__u32 ax_end;		/* index just after the form that computed AX */
+	__u32 chain;		/* accesses through this AX so far */
+};
+
+static void opt_reset(struct opt_state *st)
+{
+	st->zext = 0;
+	st->ax_base = -1;
+	st->ax_end = 0;
+	st->chain = 0;
+}
+
+/* A register write outside a form: forgets what it invalidates. */
+static void opt_write(struct opt_state *st, __u8 reg, bool zext)
+{
+	if (reg > R_MAX) {
+		opt_reset(st);
+		return;
+	}
+	if (zext)
+		st->zext |= 1u << reg;
+	else
+		st->zext &= ~(1u << reg);
+	if (st->ax_base == reg)
+		st->ax_base = -1;
+}
+
+/* Effect of a non-form instruction p (the first of an ld_imm64) on st. */
+static void opt_step(struct opt_state *st, const struct bpf_insn *p)
+{
+	__u8 cls = BPF_CLASS(p->code);
+
+	if (p->dst_reg == BPFA_REG_AX || p->src_reg == BPFA_REG_AX) {
+		opt_reset(st);
+		return;
+	}
+	switch (cls) {
+	case BPF_ALU:
+		opt_write(st, p->dst_reg, BPF_OP(p->code) == BPF_MOV && p->off == 0);
+		break;
+	case BPF_ALU64:
+	case BPF_LDX:
+		opt_write(st, p->dst_reg, false);
+		break;
+	case BPF_LD:
+		if (p->code == (BPF_LD | BPF_IMM | BPF_DW))
+			opt_write(st, p->dst_reg, false);
+		else
+			opt_reset(st);
+		break;
+	case BPF_ST:
+		break;
+	case BPF_STX:
+		if (BPF_MODE(p->code) != BPF_MEM)
+			opt_reset(st);
+		break;
+	default:	/* JMP, JMP32: jumps, calls, exit */
+		opt_reset(st);
+		break;
+	}
+}
+
+static void set_target(unsigned long *t, __u32 len, __s64 i)
+{
+	const unsigned int bits = 8 * sizeof(unsigned long);
+
+	if (i >= 0 && i < len)
+		t[i / bits] |= 1ul << (i % bits);
+}
+
+static bool is_target(const unsigned long *t, __u32 i)
+{
+	const unsigned int bits = 8 * sizeof(unsigned long);
+
+	return t[i / bits] & (1ul << (i % bits));
+}
+
+/* Every index a jump, call or callback reference may reach, and 0. */
+static void mark_targets(unsigned long *t, const struct bpf_insn *insns, __u32 len)
+{
+	const unsigned int bits = 8 * sizeof(unsigned long);
+	__u32 i;
+
+	memset(t, 0, (len + bits - 1) / bits * sizeof(*t));
+	set_target(t, len, 0);
+	for (i = 0; i < len; i++) {
+		const struct bpf_insn *p = &insns[i];
+
+		if (bpfa_is_jump(p))
+			set_target(t, len, (__s64)i + 1 + bpfa_jump_disp(p));
+		else if (p->code == (BPF_JMP | BPF_CALL) && p->src_reg == BPF_PSEUDO_CALL)
+			set_target(t, len, (__s64)i + 1 + p->imm);
+		else if (p->code == (BPF_LD | BPF_IMM | BPF_DW) && p->src_reg == BPF_PSEUDO_FUNC)
+			set_target(t, len, (__s64)i + 1 + p->imm);
+	}
+}
+
+/* Decides the options of form f at index i, then records its effect on st. */
+static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct opts *o)
+{
+	bool plain = f->kind == BPFA_PH_LOAD || f->kind == BPFA_PH_STX || f->kind == BPFA_PH_ST;
+
+	o->drop_zext = false;
+	o->reuse_ax = false;
+	if (f->kind == BPFA_PH_CAST_USER) {	/* kept `wX = wY`, then AX and rX written */
+		opt_write(st, f->d, false);
+		st->ax_base = -1;
+		return;
+	}
+	o->reuse_ax = plain && st->ax_base == f->s && st->ax_end == i &&
+		      st->chain < BPFA_AX_CHAIN_MAX;
+	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
+	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
+	st->chain = o->reuse_ax ? st->chain + 1 : 1;
+	st->ax_base = plain ? f->s : -1;
+	st->ax_end = i + f->len;
+	switch (f->kind) {
+	case BPFA_PH_LOAD:
+		opt_write(st, f->d, f->size != BPF_DW);	/* LDX B/H/W zero-extend */
+		break;
+	case BPFA_PH_ATOMIC_FETCH:
+		opt_write(st, f->v, false);
+		break;
+	case BPFA_PH_CMPXCHG:
+		opt_write(st, BPF_REG_0, false);
+		break;
+	default:
+		break;
+	}
+}
+
 int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 len,
 	       struct bpfa_raise_result *res)
 {
+	struct opt_state st;
+	struct opts o = { false, false };
 	struct form f;
 	__u32 i, start;
 	__s64 t;
 
 	res->raised = 0;
+	res->dropped_zext = 0;
+	res->reused_ax = 0;
 	res->err_insn = 0;
 	res->msg[0] = '\0';
 	/* Pass 1: no jump may land inside a form. */
@@ -310,12 +512,25 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 		}
 		i += f.len - 1;
 	}
-	/* Pass 2: rewrite. */
+	if (env->targets)
+		mark_targets(env->targets, insns, len);
+	opt_reset(&st);
+	/* Pass 2: rewrite, in program order (the walk sees each form before its raise). */
 	for (i = 0; i < len; i++) {
-		if (!match_form(env, insns, len, i, &f))
+		if (env->targets && is_target(env->targets, i))
+			opt_reset(&st);
+		if (!match_form(env, insns, len, i, &f)) {
+			opt_step(&st, &insns[i]);
+			if (insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+				i++;
 			continue;
-		rewrite(env, &insns[i], &f);
+		}
+		if (env->targets)
+			opt_form(&st, &f, i, &o);
+		rewrite(env, &insns[i], &f, &o);
 		res->raised++;
+		res->dropped_zext += o.drop_zext;
+		res->reused_ax += o.reuse_ax;
 		i += f.len - 1;
 	}
 	return 0;

@@ -4,7 +4,8 @@
  * entry.  Rewrites, in place and with the same instruction count, every complete
  * placeholder form of jit/PLACEHOLDERS.md into direct arena code through AX.
  * Anything that is not exactly a form is left alone; already raised code never
- * matches again (idempotent).  Safe for any input; no allocation, O(1) stack.
+ * matches again (idempotent).  Safe for any input; no allocation, O(1) stack
+ * (the optimisations use the caller's env->targets).
  */
 #ifndef BPFA_RAISE_H
 #define BPFA_RAISE_H
@@ -23,10 +24,20 @@ struct bpfa_raise_env {
 	 * the whole program is refused instead.
 	 */
 	bool refuse_st_imm;
+	/*
+	 * Scratch of BITS_TO_LONGS(len) longs for the optimisations (raise.c,
+	 * OPTIMISATIONS), or NULL: then every form is raised in full.
+	 */
+	unsigned long *targets;
 };
+
+/* Longest run of accesses through one AX (module/fault_x86.c decodes it). */
+#define BPFA_AX_CHAIN_MAX	16
 
 struct bpfa_raise_result {
 	__u32 raised;		/* forms rewritten */
+	__u32 dropped_zext;	/* of them: kept `wS = wS` left out */
+	__u32 reused_ax;	/* of them: AX reused from the previous access */
 	__u32 err_insn;		/* on error: the jump's index */
 	char msg[BPFA_RAISE_MSG_LEN];
 };

@@ -17,7 +17,13 @@
  *    xors, never adds);
  *  - the access is decoded to its length and, for loads, its destination.
  * Upstream's semantics: a load gives 0, a store or atomic is skipped
- * (EX_TYPE_BPF with the destination register, or the dead AX, to clear).
+ * (EX_TYPE_BPF with the destination register to clear, or orig_ax).
+ *
+ * Since issue 15 the raise may let up to BPFA_AX_CHAIN_MAX accesses through
+ * the same base follow one prefix directly (jit/raise.c, OPTIMISATIONS 2):
+ * the faulting access is then recognised by decoding forward from a prefix
+ * before it, access by access, to exactly ip; each access between leaves r10
+ * as the prefix set it (no access writes r10: a load into r10 ends a chain).
  */
 #include <linux/bpf.h>
 #include <linux/uaccess.h>
@@ -30,12 +36,22 @@
 #include "arena.h"
 #include "fault.h"
 #include "ksyms.h"
+#include "raise.h"
 
 #define X86_MAX_INSN	15
 #define PRE_LEN		13	/* movabs r10, imm64 (10) + add r10, reg (3) */
 
-/* pt_regs offset of each x86 register, by its 4-bit encoding. */
-static const u8 x86_reg_ptregs[16] = {
+/*
+ * pt_regs offset of each x86 register, by its 4-bit encoding; entry
+ * NO_CLEAR is orig_ax, what a store's or atomic's fixup "clears": the
+ * handler (ex_handler_bpf() of 6.1) always zeroes one pt_regs slot, and
+ * orig_ax of a kernel-mode #PF frame is read by nothing after the fixup (the
+ * exit path skips it).  Clearing AX (r10) instead, as before issue 15, would
+ * break a chain of accesses through r10 (jit/raise.c, OPTIMISATIONS 2): the
+ * next access would go through 0.
+ */
+#define NO_CLEAR	16
+static const u8 x86_reg_ptregs[NO_CLEAR + 1] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
 	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
 	0xff /* rsp: never a BPF register */, offsetof(struct pt_regs, bp),
@@ -44,20 +60,21 @@ static const u8 x86_reg_ptregs[16] = {
 	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
 	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+	offsetof(struct pt_regs, orig_ax),
 };
 
 /*
  * ex_handler_bpf() reads only ->fixup (length | pt_regs offset << 8), so
  * entries can live anywhere: one per (length, register) pair, built once.
  */
-static struct exception_table_entry fixups[X86_MAX_INSN + 1][16];
+static struct exception_table_entry fixups[X86_MAX_INSN + 1][NO_CLEAR + 1];
 
 void arena_fault_init(void)
 {
 	unsigned int len, reg;
 
 	for (len = 0; len <= X86_MAX_INSN; len++) {
-		for (reg = 0; reg < 16; reg++) {
+		for (reg = 0; reg <= NO_CLEAR; reg++) {
 			fixups[len][reg].data = EX_TYPE_BPF;
 			fixups[len][reg].fixup = len | (x86_reg_ptregs[reg] << 8);
 		}
@@ -78,7 +95,7 @@ static bool is_raise_prefix(const u8 *p)
 }
 
 /* Length and cleared register of the r10-based access at p, or false. */
-static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear)
+static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, bool *is_load)
 {
 	bool opsize = false, lock = false, load = false;
 	unsigned int i = 0, imm = 0, disp, rex, op, modrm;
@@ -148,25 +165,64 @@ static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear)
 		return false;
 	}
 	*len = i + disp + imm;
-	/* Loads clear their destination; anything else clears the dead AX. */
-	*clear = load ? ((modrm >> 3) & 7) | ((rex & 4) << 1) : 10;
+	/* Loads clear their destination; anything else clears nothing. */
+	*clear = load ? ((modrm >> 3) & 7) | ((rex & 4) << 1) : NO_CLEAR;
+	*is_load = load;
 	return true;
 }
 
+/*
+ * A chain (jit/raise.c, OPTIMISATIONS 2): up to BPFA_AX_CHAIN_MAX accesses
+ * through r10 directly after one prefix, each an access that does not write
+ * r10.  Is the instruction at buf[end] the last of a chain whose prefix
+ * starts at buf[pre]?  Decodes forward from the prefix, so every byte
+ * between is accounted for by decoded accesses; loads into r10 end it.
+ */
+static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end)
+{
+	unsigned int at = pre + PRE_LEN, n, len, reg;
+	bool load;
+
+	if (!is_raise_prefix(buf + pre))
+		return false;
+	for (n = 0; n < BPFA_AX_CHAIN_MAX && at < end; n++) {
+		if (!decode_access(buf + at, &len, &reg, &load) || (load && reg == 10))
+			return false;
+		at += len;
+	}
+	return at == end;
+}
+
+/* Enough bytes before ip for a full chain: its prefix and all but its last access. */
+#define CHAIN_BACK	(PRE_LEN + (BPFA_AX_CHAIN_MAX - 1) * X86_MAX_INSN)
+
 const struct exception_table_entry *arena_fault_fixup(unsigned long ip)
 {
-	u8 buf[PRE_LEN + X86_MAX_INSN] = { 0 };
-	unsigned int len, reg;
+	u8 buf[CHAIN_BACK + X86_MAX_INSN] = { 0 };
+	unsigned int len, reg, back, end = CHAIN_BACK;
+	bool load;
 
 	if (!ksyms.is_bpf_text_address(ip))
 		return NULL;
-	if (copy_from_kernel_nofault(buf, (void *)(ip - PRE_LEN), sizeof(buf)) &&
-	    copy_from_kernel_nofault(buf, (void *)(ip - PRE_LEN), PRE_LEN + 8))
+	/*
+	 * The access itself (the image may end within 15 bytes of it), then as
+	 * much before it as is readable: JIT images start on a page boundary
+	 * or later, so the bytes before the first one may be unmapped.
+	 */
+	if (copy_from_kernel_nofault(buf + end, (void *)ip, X86_MAX_INSN) &&
+	    copy_from_kernel_nofault(buf + end, (void *)ip, 8))
 		return NULL;
-	if (!is_raise_prefix(buf) || !decode_access(buf + PRE_LEN, &len, &reg))
+	if (!decode_access(buf + end, &len, &reg, &load) || len > X86_MAX_INSN ||
+	    x86_reg_ptregs[reg] == 0xff)
 		return NULL;
-	if (len > X86_MAX_INSN || x86_reg_ptregs[reg] == 0xff)
-		return NULL;
-	arena_stat_fixup(get_unaligned((u64 *)(buf + 2)));	/* the movabs imm64 */
-	return &fixups[len][reg];
+	for (back = 1; back <= CHAIN_BACK; back++) {
+		if (copy_from_kernel_nofault(buf + end - back, (void *)(ip - back), 1))
+			break;
+		if (back >= PRE_LEN && chain_reaches(buf, end - back, end)) {
+			/* the chain's movabs imm64: the arena's kernel base */
+			arena_stat_fixup(get_unaligned((u64 *)(buf + end - back + 2)));
+			return &fixups[len][reg];
+		}
+	}
+	return NULL;
 }

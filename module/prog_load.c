@@ -609,6 +609,56 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
 	return fd_snapshot_publish(file, O_CLOEXEC);
 }
 
+/*
+ * The fast path (issue 15): can the program at all be one find_arena() acts
+ * on?  One pass over the caller's instructions in place (no allocation, no
+ * copy), 8 bytes at a time, looking for what find_arena() looks for: an
+ * ld_imm64 naming a map, or an addr_space_cast.  Neither: the stock path
+ * loads it exactly as without the module.  Any doubt (a fault, a size the
+ * stock path will refuse): true, and the full look below decides.  Runs
+ * after stock_prog_load_check(): a caller 6.1 refuses costs no read.
+ *
+ * Who: any caller of BPF_PROG_LOAD; they control the buffer and may change
+ * it after this read.  That gives them nothing new: the stock path reads the
+ * program again in any case (after the full look as well), so what it
+ * verifies is whatever the buffer holds then, judged by 6.1's own verifier
+ * (an arena map fd in a stock-loaded program is a plain map pointer there,
+ * and a cast is rejected as a reserved field) - as with the module unloaded.
+ */
+static bool may_use_arena(const union bpf_attr *attr)
+{
+	const struct bpf_insn __user *u = u64_to_user_ptr(attr->insns);
+	u32 n = attr->insn_cnt, i;
+	u8 code, src;
+	s16 off;
+	u64 v;
+
+	if (!n || n > BPF_COMPLEXITY_LIMIT_INSNS)
+		return true;
+	if (!user_access_begin(u, (size_t)n * sizeof(*u)))
+		return true;
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(v, (const u64 __user *)&u[i], fault);
+		code = v & 0xff;		/* struct bpf_insn, little endian */
+		src = (v >> 12) & 0xf;
+		off = (s16)(v >> 16);
+		if (code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (src == BPF_PSEUDO_MAP_FD || src == BPF_PSEUDO_MAP_VALUE ||
+			    src == BPF_PSEUDO_MAP_IDX || src == BPF_PSEUDO_MAP_IDX_VALUE)
+				goto yes;
+			i++;
+		} else if (code == (BPF_ALU64 | BPF_MOV | BPF_X) && (off == 1 || off == 2)) {
+			goto yes;
+		}
+	}
+	user_access_end();
+	return false;
+yes:
+fault:
+	user_access_end();
+	return true;
+}
+
 long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
 {
 	union bpf_attr __user *uattr = (void __user *)regs->si;
@@ -628,6 +678,8 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 		goto pass;
 	/* Permissions before work: nothing is copied for a caller 6.1 refuses. */
 	if (stock_prog_load_check(&pl->attr, min_t(size_t, size, sizeof(pl->attr))))
+		goto pass;
+	if (!may_use_arena(&pl->attr))
 		goto pass;
 	pl->len = pl->attr.insn_cnt;
 	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);

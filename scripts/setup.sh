@@ -127,4 +127,6 @@ done
 if [ -x "$top/packaging/setup.sh" ] && ! { command -v dh && command -v dh_dkms && command -v lintian; } >/dev/null; then
 	"$top/packaging/setup.sh"
 fi
+# make bench only: trixie's QEMU with TCG plugins, for exact instruction counts.
+if [ "${BPF_ARENA_SETUP_BENCH:-0}" = 1 ]; then "$top/scripts/setup-qemu-trixie.sh"; fi
 log "ready: 6.1=$K61 6.12=$K612"

@@ -100,6 +100,40 @@ int list_del_all(struct bench_args *args)
 	return 0;
 }
 
+/* ---- list walk: cnt times, the first 16 elements (instruction counts) ---- */
+
+static int walk16_cb(__u32 i, void *data)
+{
+	struct walk_ctx *c = data;
+	arena_list_head_t *h = list_head;
+	arena_list_node_t *n;
+	int k;
+
+	if (!h)
+		return 1;
+	cast_kern(h);
+	n = h->first;
+	for (k = 0; k < 16 && n; k++) {
+		cast_kern(n);
+		c->n += ((struct list_elem __arena *)n)->value;
+		n = n->next;
+	}
+	return 0;
+}
+
+SEC("syscall")
+int list_walk16(struct bench_args *args)
+{
+	struct walk_ctx c = {};
+
+	/* never taken; names the arena (addr_space_cast needs one) */
+	if (args->pages)
+		bpf_arena_free_pages(&arena, NULL, 0);
+	bpf_loop(args->cnt, walk16_cb, &c, 0);
+	args->n = c.n;
+	return 0;
+}
+
 /* ---- hash table: cnt updates then cnt lookups (arena_htab) -------------- */
 
 struct htab __arena *htab_u;	/* user form, built on the first run */

@@ -30,6 +30,10 @@
  *    is left, every jump/call/callback target is in range and not the second half
  *    of an ld_imm64, func_info starts at 0, is increasing and names insns, the BTF
  *    has a header, and the raise of its output keeps the raise invariants above.
+ *  - the optimised raise (env.targets set) fails and succeeds exactly like the
+ *    plain one, and differs from it only in what check_opt() proves safe: a
+ *    dropped `wS = wS` where rS is zero-extended already, a dropped base
+ *    materialisation where AX already holds that base (jit/raise.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -192,15 +196,175 @@ static void verifier_convert(struct bpf_insn *p, uint32_t n, const struct fenv *
 	}
 }
 
+static bool is_ja0(const struct bpf_insn *p)
+{
+	return p->code == (BPF_JMP | BPF_JA) && !p->dst_reg && !p->src_reg && !p->off && !p->imm;
+}
+
+/* Might p write register r (conservatively; jumps and calls: yes)? */
+static bool writes_reg(const struct bpf_insn *p, uint8_t r)
+{
+	uint8_t cls = BPF_CLASS(p->code);
+
+	if (is_ja0(p))
+		return false;
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+	case BPF_LDX:
+		return p->dst_reg == r;
+	case BPF_LD:	/* ld_imm64, or LD_ABS/IND (clobber r0-r5) */
+		return p->dst_reg == r || BPF_MODE(p->code) != BPF_IMM;
+	case BPF_ST:
+		return false;
+	case BPF_STX:
+		if (BPF_MODE(p->code) != BPF_ATOMIC)
+			return false;
+		if (p->imm == BPF_CMPXCHG)
+			return r == 0;
+		return (p->imm & BPF_FETCH) && p->src_reg == r;
+	default:	/* a jump writes nothing (landing points are checked apart) */
+		return BPF_OP(p->code) == BPF_CALL || BPF_OP(p->code) == BPF_EXIT;
+	}
+}
+
+/*
+ * Independent check of the raise's optimisations (jit/raise.c, OPTIMISATIONS):
+ * opt may differ from full (the same input raised without them) only by `ja +0`
+ * in place of a kept `wS = wS` or of the `AX = kern; AX += rS` slots, and
+ *  - at every `AX += rS` left in opt whose `wS = wS` was dropped, the last
+ *    write to S before it in the same block is a zero-extending one;
+ *  - every access whose `AX += rS` was dropped follows, with only `ja +0` and
+ *    AX-based accesses (none writing S or AX) between, an `AX = kern; AX += rS`
+ *    of the same S, at most BPFA_AX_CHAIN_MAX accesses per chain, and no
+ *    jump lands anywhere in between.
+ */
+static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *in,
+		      const struct bpf_insn *full, const struct bpf_insn *opt, uint32_t n)
+{
+	uint8_t *tgt = calloc(n + 1, 1);
+	uint32_t i, j, k;
+
+	/*
+	 * Jump targets of the program before the raise: the one jump a raise adds
+	 * (CAST_USER's `if rX == AX goto +3`) only skips instructions writing AX
+	 * and rX, which the raise's walk forgets after every CAST_USER form.
+	 */
+	for (i = 0; i < n; i++) {
+		int64_t t = -1;
+
+		if (BPF_CLASS(in[i].code) == BPF_JMP || BPF_CLASS(in[i].code) == BPF_JMP32) {
+			uint8_t op = BPF_OP(in[i].code);
+
+			if (op == BPF_CALL && in[i].src_reg == BPF_PSEUDO_CALL)
+				t = (int64_t)i + 1 + in[i].imm;
+			else if (op != BPF_CALL && op != BPF_EXIT)
+				t = (int64_t)i + 1 + (in[i].code == (BPF_JMP32 | BPF_JA) ?
+						      in[i].imm : in[i].off);
+		} else if (is_ld64(&in[i]) && in[i].src_reg == BPF_PSEUDO_FUNC) {
+			t = (int64_t)i + 1 + in[i].imm;
+		}
+		if (t >= 0 && t < n)
+			tgt[t] = 1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct bpf_insn *f = &full[i];
+		bool kept = f->code == (BPF_ALU | BPF_MOV | BPF_X) && f->dst_reg == f->src_reg &&
+			    !f->off && !f->imm;
+		bool ldax = (f->code == (BPF_LD | BPF_IMM | BPF_DW) || f->code == 0) &&
+			    f->dst_reg == BPFA_REG_AX;
+		bool addax = f->code == (BPF_ALU64 | BPF_ADD | BPF_X) && f->dst_reg == BPFA_REG_AX;
+
+		if (!memcmp(f, &opt[i], sizeof(*f)))
+			continue;
+		CHECK(is_ja0(&opt[i]) && (kept || ldax || addax),
+		      "insn %u: optimised raise changed %02x into %02x", i, f->code, opt[i].code);
+		for (k = i + 1; kept && k < n && k <= i + 4; k++)
+			if (opt[k].code == (BPF_ALU64 | BPF_ADD | BPF_X) && opt[k].dst_reg == BPFA_REG_AX)
+				break;
+		if (kept && k < n && k <= i + 4) {
+			/* dropped zext, base still materialised at k */
+			uint8_t r = opt[k].src_reg;
+
+			CHECK(r == f->src_reg, "insn %u: kept r%u, base r%u", i, f->src_reg, r);
+			if (getenv("LOWER_FUZZ_VERBOSE"))
+				for (uint32_t q = i > 12 ? i - 12 : 0; q <= k; q++)
+					fprintf(stderr, "%u: %02x %u %u %d %x | full %02x %u %u tgt %u\n", q,
+						opt[q].code, opt[q].dst_reg, opt[q].src_reg, opt[q].off,
+						opt[q].imm, full[q].code, full[q].dst_reg, full[q].src_reg, tgt[q]);
+			for (j = k; j-- > 0;) {
+				CHECK(!tgt[j + 1], "insn %u: zext of r%u dropped across a jump target %u",
+				      i, r, j + 1);
+				if (j > 0 && is_ld64(&opt[j - 1]) && !is_ld64(&opt[j]))
+					continue;	/* second half of an ld_imm64 */
+				if (writes_reg(&opt[j], r))
+					break;
+				CHECK(j > 0, "insn %u: zext of r%u dropped, no write before", i, r);
+			}
+			CHECK(opt[j].code == (BPF_ALU | BPF_MOV | BPF_X) ||
+			      opt[j].code == (BPF_ALU | BPF_MOV | BPF_K) ||
+			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_W) ||
+			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_H) ||
+			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_B),
+			      "insn %u: zext of r%u dropped after insn %u (code %02x)", i, r, j,
+			      opt[j].code);
+			CHECK(!opt[j].off, "insn %u: writer %u has off", i, j);
+		}
+		if (addax) {
+			/* reused AX: the access at i + 1 follows a chain back to an AX += rS */
+			uint8_t r = f->src_reg;
+			uint32_t acc = 0;
+
+			CHECK(i + 1 < n, "reused AX at the end");
+			for (j = i + 1; j-- > 0;) {
+				const struct bpf_insn *q = &opt[j];
+
+				CHECK(!tgt[j + 1], "insn %u: AX reused across jump target %u", i, j + 1);
+				if (is_ja0(q))
+					continue;
+				if (q->code == (BPF_ALU64 | BPF_ADD | BPF_X) && q->dst_reg == BPFA_REG_AX)
+					break;
+				CHECK((BPF_CLASS(q->code) == BPF_LDX && q->src_reg == BPFA_REG_AX &&
+				       q->dst_reg != r && q->dst_reg != BPFA_REG_AX) ||
+				      ((BPF_CLASS(q->code) == BPF_STX || BPF_CLASS(q->code) == BPF_ST) &&
+				       BPF_MODE(q->code) == BPF_MEM && q->dst_reg == BPFA_REG_AX),
+				      "insn %u: AX reused across insn %u (code %02x)", i, j, q->code);
+				acc++;
+				CHECK(j > 0, "insn %u: reused AX never computed", i);
+			}
+			CHECK(opt[j].src_reg == r, "insn %u: AX computed from r%u, reused for r%u", i,
+			      opt[j].src_reg, r);
+			CHECK(j >= 2 && is_ld64(&opt[j - 2]) && opt[j - 2].dst_reg == BPFA_REG_AX &&
+			      (uint32_t)opt[j - 2].imm == (uint32_t)renv->kern_vm_start &&
+			      (uint32_t)opt[j - 1].imm == (uint32_t)(renv->kern_vm_start >> 32),
+			      "insn %u: AX += r%u at %u not after AX = kern_vm_start", i, r, j);
+			CHECK(acc + 1 <= BPFA_AX_CHAIN_MAX, "insn %u: chain of %u accesses", i, acc + 1);
+			i++;	/* the access itself is unchanged */
+		}
+	}
+	free(tgt);
+}
+
 static void check_raise(const struct bpfa_raise_env *renv, struct bpf_insn *p, uint32_t n,
 			int64_t min_raised)
 {
 	struct bpf_insn *copy = malloc((size_t)n * sizeof(*p));
-	struct bpfa_raise_result rr;
-	int err;
+	struct bpf_insn *full = malloc((size_t)n * sizeof(*p));
+	unsigned long *targets = calloc(n / (8 * sizeof(long)) + 1, sizeof(long));
+	struct bpfa_raise_env oenv = *renv;
+	struct bpfa_raise_result rr, rf;
+	int err, errf;
 
+	/* The raise without the optimisations: the reference. */
+	memcpy(full, p, (size_t)n * sizeof(*p));
+	oenv.targets = NULL;
+	errf = bpfa_raise(&oenv, full, n, &rf);
+	CHECK(rf.dropped_zext == 0 && rf.reused_ax == 0, "optimised without targets");
+	oenv.targets = targets;
 	memcpy(copy, p, (size_t)n * sizeof(*p));
-	err = bpfa_raise(renv, p, n, &rr);
+	err = bpfa_raise(&oenv, p, n, &rr);
+	CHECK(err == errf && rr.raised == rf.raised, "optimised raise: %d/%u, plain: %d/%u", err,
+	      rr.raised, errf, rf.raised);
 	CHECK(err == 0 || err == -EINVAL, "raise returned %d", err);
 	if (err) {
 		CHECK(!strncmp(rr.msg, "bpf_arena: insn ", 16), "raise error without a message");
@@ -210,12 +374,15 @@ static void check_raise(const struct bpfa_raise_env *renv, struct bpf_insn *p, u
 		if (min_raised >= 0)
 			CHECK(rr.raised >= min_raised, "raised %u < %lld placeholders", rr.raised,
 			      (long long)min_raised);
+		check_opt(renv, copy, full, p, n);
 		memcpy(copy, p, (size_t)n * sizeof(*p));
-		err = bpfa_raise(renv, p, n, &rr);
+		err = bpfa_raise(&oenv, p, n, &rr);
 		CHECK(err == 0, "second raise returned %d (%s)", err, rr.msg);
 		CHECK(rr.raised == 0, "second raise raised %u", rr.raised);
 		CHECK(!memcmp(copy, p, (size_t)n * sizeof(*p)), "second raise changed the program");
 	}
+	free(targets);
+	free(full);
 	free(copy);
 }
 

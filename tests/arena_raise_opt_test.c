@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The raise's optimisations (jit/raise.c, OPTIMISATIONS; issue 15): a kept
+ * `wS = wS` left out where rS is zero-extended already, and runs of adjacent
+ * accesses through one base sharing one `movabs r10; add r10, rS`.  Each
+ * program runs on a populated page (values checked) and on an unpopulated
+ * one (every access faults: loads give 0, stores are dropped, so the fault
+ * fixup of module/fault_x86.c must recognise every access of a chain), under
+ * bpf_jit_harden 0, 1 and 2 (constant blinding runs after the raise).  On
+ * 6.12 the same programs run on the in-tree arena (same results).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "bpf_insn.h"
+#include "kmod_util.h"
+
+#define PAGES		8
+#define PG		4096
+#define LOG_SIZE	(1 << 20)
+#define HARDEN		"/proc/sys/net/core/bpf_jit_harden"
+#define CHAIN		20	/* longer than BPFA_AX_CHAIN_MAX (16): one re-materialisation */
+
+static char vlog[LOG_SIZE];
+
+static bool write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+FIXTURE(opt) {
+	int fd;
+	char *base;
+};
+
+FIXTURE_SETUP(opt)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = 33;
+	attr.max_entries = PAGES;
+	attr.map_flags = BPF_F_MMAPABLE;
+	self->fd = bpf_sys(BPF_MAP_CREATE, &attr);
+	ASSERT_LE(0, self->fd);
+	self->base = mmap(NULL, PAGES * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->base);
+	memset(self->base, 0, 2 * PG);	/* pages 0, 1 populated; 2.. not */
+}
+
+FIXTURE_TEARDOWN(opt)
+{
+	write_sysctl(HARDEN, "0");
+	munmap(self->base, PAGES * PG);
+	close(self->fd);
+}
+
+static long run(struct __test_metadata *_metadata, const struct bpf_insn *insns, unsigned int n,
+		uint64_t *ctx, size_t ctx_size)
+{
+	int fd = load_syscall_prog(insns, n, vlog, LOG_SIZE);
+	long r;
+
+	if (fd < 0)
+		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
+	if (fd < 0)
+		return fd;
+	r = run_syscall_prog(fd, ctx, ctx_size);
+	close(fd);
+	return r;
+}
+
+/*
+ * ctx[0] = p (user address), ctx[1] = v.  Adjacent through r2: three loads of
+ * three sizes, two stores, a load back; then an ALU instruction and one more
+ * load (base materialised again, its `w2 = w2` left out).
+ * ctx[2..5] = the four loads, ctx[6] = the last one.
+ */
+static unsigned int mixed_prog(struct bpf_insn *p, int afd)
+{
+	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
+	unsigned int n = 0;
+
+	p[n++] = I_MOV64_REG(6, 1);
+	p[n++] = m[0], p[n++] = m[1];
+	p[n++] = I_LDX(BPF_DW, 2, 6, 0);
+	p[n++] = I_LDX(BPF_DW, 7, 6, 8);
+	p[n++] = I_MOV64_IMM(3, -1);
+	p[n++] = I_MOV64_IMM(4, -1);
+	p[n++] = I_MOV64_IMM(5, -1);
+	p[n++] = I_MOV64_IMM(8, -1);
+	p[n++] = I_CAST_KERN(2, 2);
+	p[n++] = I_LDX(BPF_DW, 3, 2, 0);
+	p[n++] = I_LDX(BPF_W, 4, 2, 8);
+	p[n++] = I_LDX(BPF_B, 5, 2, 13);
+	p[n++] = I_STX(BPF_DW, 2, 7, 16);
+	p[n++] = I_STX(BPF_W, 2, 7, 24);
+	p[n++] = I_LDX(BPF_DW, 8, 2, 16);
+	p[n++] = I_ALU64_IMM(BPF_ADD, 8, 1);
+	p[n++] = I_LDX(BPF_DW, 9, 2, 24);
+	p[n++] = I_STX(BPF_DW, 6, 3, 16);
+	p[n++] = I_STX(BPF_DW, 6, 4, 24);
+	p[n++] = I_STX(BPF_DW, 6, 5, 32);
+	p[n++] = I_STX(BPF_DW, 6, 8, 40);
+	p[n++] = I_STX(BPF_DW, 6, 9, 48);
+	p[n++] = I_MOV64_IMM(0, 7);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+TEST_F(opt, adjacent_accesses_under_every_jit_harden_setting)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int n = mixed_prog(p, self->fd), i;
+
+	for (i = 0; i < 3; i++) {
+		char *q = self->base + 64 * i;
+		uint64_t ctx[7] = { (uint64_t)(unsigned long)q, 0x1122334455667788ULL + i };
+
+		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		*(uint64_t *)q = 0xa0a0a0a0a0a0a0a0ULL + i;
+		*(uint32_t *)(q + 8) = 0xb1b2b3b4 + i;
+		q[13] = (char)(0xc0 + i);
+		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		EXPECT_EQ(0xa0a0a0a0a0a0a0a0ULL + i, ctx[2]);
+		EXPECT_EQ(0xb1b2b3b4ULL + i, ctx[3]);
+		EXPECT_EQ(0xc0ULL + i, ctx[4]);
+		EXPECT_EQ(0x1122334455667788ULL + i + 1, ctx[5]);
+		EXPECT_EQ(0x55667788ULL + i, ctx[6]);
+		EXPECT_EQ(0x1122334455667788ULL + i, *(uint64_t *)(q + 16));
+		EXPECT_EQ(0x55667788U + i, *(uint32_t *)(q + 24));
+	}
+}
+
+TEST_F(opt, adjacent_accesses_fault_under_every_jit_harden_setting)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int n = mixed_prog(p, self->fd), i;
+
+	for (i = 0; i < 3; i++) {
+		char *q = self->base + (2 + i) * PG + 128;
+		uint64_t ctx[7] = { (uint64_t)(unsigned long)q, 0x99, 5, 5, 5, 5, 5 };
+
+		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		EXPECT_EQ(0, ctx[2]);
+		EXPECT_EQ(0, ctx[3]);
+		EXPECT_EQ(0, ctx[4]);
+		EXPECT_EQ(1, ctx[5]);	/* the faulting load gave 0, then + 1 */
+		EXPECT_EQ(0, ctx[6]);
+		/* Both stores were dropped: the page user space faults in is zero. */
+		EXPECT_EQ(0, *(uint64_t *)(q + 16));
+		EXPECT_EQ(0, *(uint32_t *)(q + 24));
+	}
+}
+
+/* CHAIN adjacent u64 loads into r3 from p + 8k, then ctx[1] = r3; r0 = sum of none. */
+static unsigned int chain_prog(struct bpf_insn *p, int afd, int loads)
+{
+	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
+	unsigned int n = 0;
+	int k;
+
+	p[n++] = I_MOV64_REG(6, 1);
+	p[n++] = m[0], p[n++] = m[1];
+	p[n++] = I_LDX(BPF_DW, 2, 6, 0);
+	p[n++] = I_MOV64_IMM(3, -1);
+	p[n++] = I_CAST_KERN(2, 2);
+	for (k = 0; k < loads; k++)
+		p[n++] = I_LDX(BPF_DW, 3, 2, 8 * k);
+	p[n++] = I_STX(BPF_DW, 6, 3, 8);
+	p[n++] = I_MOV64_IMM(0, 7);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+TEST_F(opt, long_chain_every_access_faults)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int n = chain_prog(p, self->fd, CHAIN), i;
+
+	for (i = 0; i < 3; i++) {
+		char *q = self->base + PG + 256 * i;
+		uint64_t ctx[2] = { (uint64_t)(unsigned long)q, 5 };
+
+		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		*(uint64_t *)(q + 8 * (CHAIN - 1)) = 0x77 + i;
+		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		EXPECT_EQ(0x77 + i, ctx[1]);
+		/* unpopulated: all CHAIN loads fault (the last after a re-materialisation) */
+		ctx[0] = (uint64_t)(unsigned long)(self->base + (5 + i % 2) * PG + 256 * i);
+		ctx[1] = 5;
+		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		EXPECT_EQ(0, ctx[1]);
+	}
+}
+
+/* Every length of a chain: the fault of its last access (1..CHAIN). */
+TEST_F(opt, fault_at_every_chain_position)
+{
+	struct bpf_insn p[64];
+	int len;
+
+	for (len = 1; len <= CHAIN; len++) {
+		unsigned int n = chain_prog(p, self->fd, len);
+		uint64_t ctx[2] = { (uint64_t)(unsigned long)(self->base + 7 * PG), 5 };
+
+		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx))) TH_LOG("chain of %d", len);
+		EXPECT_EQ(0, ctx[1]) TH_LOG("chain of %d", len);
+	}
+}
+
+static uint32_t jited_len(struct __test_metadata *_metadata, const struct bpf_insn *insns,
+			  unsigned int n)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd = load_syscall_prog(insns, n, vlog, LOG_SIZE);
+
+	if (fd < 0) {
+		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
+		return 0;
+	}
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = ptr_u64(&info);
+	if (bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		info.jited_prog_len = 0;
+	close(fd);
+	return info.jited_prog_len;
+}
+
+/*
+ * The point of it: after the first access of a run (movabs + add + access,
+ * its `w2 = w2` dropped after the cast), each further adjacent u64 load
+ * through the same base is its x86 load alone (4 bytes with an 8-bit
+ * displacement; before issue 15: 21).
+ */
+TEST_F(opt, adjacent_loads_cost_one_instruction_each)
+{
+	struct bpf_insn p[64];
+	uint32_t l1, l16;
+
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
+	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	l1 = jited_len(_metadata, p, chain_prog(p, self->fd, 1));
+	l16 = jited_len(_metadata, p, chain_prog(p, self->fd, 16));
+	ASSERT_NE(0, l1);
+	ASSERT_NE(0, l16);
+	TH_LOG("jited bytes: 1 load %u, 16 loads %u", l1, l16);
+	EXPECT_EQ(15 * 4, l16 - l1);
+}
+
+TEST_HARNESS_MAIN
