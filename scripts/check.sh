@@ -59,6 +59,7 @@ fuzz() {
 
 step style style
 step fuzz fuzz
+step bpf-header tests/libbpf-new/header-check.sh
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite

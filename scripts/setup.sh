@@ -123,4 +123,6 @@ for k in "$K61" "$K612"; do
 	fi
 	touch "$kb/.done"
 done
+# bookworm-backports libbpf 1.4 + bpftool 7.5 for the upstream-style tests.
+"$top/scripts/setup-backports.sh"
 log "ready: 6.1=$K61 6.12=$K612"
