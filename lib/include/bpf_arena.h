@@ -37,8 +37,9 @@
  * - no can_loop/cond_break/bpf_for: bounded loops or bpf_loop();
  * - static (or inline) functions for arena pointer arguments, no __arg_arena;
  * - one arena map per program;
- * - no __arena_global variables unless the loader is libbpf >= 1.4: libbpf
- *   1.1 (Debian 12) cannot open an object with a ".addr_space.1" section
+ * - no __arena_global variables unless the loader is libbpf >= 1.4 (Debian
+ *   12: bookworm-backports' libbpf 1.4.6): libbpf 1.1 (bookworm) cannot
+ *   open an object with a ".addr_space.1" section
  *   that code refers to ("bad map relo against VAR in section
  *   .addr_space.1").  Keep small state in
  *   .bss/.data (ordinary globals) and big state in arena pages allocated at

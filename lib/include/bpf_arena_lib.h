@@ -283,7 +283,9 @@ int bpf_arena_write(const struct bpf_arena *arena, void *dst, const void *src, s
  *   with -EBUSY, and the sender should send the address along for
  *   bpf_arena_from_map_fd_at() (or create the arena with map_extra).
  *
- * -EEXIST: this process already maps something else at that address.
+ * If this process already maps the arena there, that mapping is used
+ * (borrowed: not unmapped by bpf_arena_destroy()); -EEXIST: this process
+ * maps something else at that address.
  * Other fds give -EINVAL ("not an arena").
  */
 int bpf_arena_from_fd(int fd, struct bpf_arena **arena);

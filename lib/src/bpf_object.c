@@ -221,16 +221,17 @@ static void warn_unprepared(const struct bpf_map *map, const char *func)
 		pr_warn("%s: arena map '%s' is not prepared and not loaded: call "
 			"bpf_arena_object_prepare(obj) between open and load\n", func, name);
 	} else if (!libbpf_maps_arenas()) {
-		pr_warn("%s: arena map '%s' reached bpf_object__load() unprepared: libbpf %s "
-			"created the arena (fd %d) but cannot map it, so user space cannot "
+		pr_warn("%s: arena map '%s' reached bpf_object__load() unprepared (or was "
+			"released): libbpf %s created the arena (fd %d) but cannot map it, so "
+			"user space cannot "
 			"reach it (pointers into it fault). Call bpf_arena_object_prepare(obj) "
 			"between open and load, or wrap the fd with bpf_arena_from_map_fd()\n",
 			func, name, libbpf_version_string(), bpf_map__fd(map));
 	} else {
 		pr_warn("%s: arena map '%s' was not given to bpf_arena_object_prepare() "
-			"before load; libbpf %s mapped it (bpf_map__initial_value()), or wrap "
-			"its fd with bpf_arena_from_map_fd()\n", func, name,
-			libbpf_version_string());
+			"before load (or was released); libbpf %s mapped it: use "
+			"bpf_map__initial_value(), or wrap its fd with bpf_arena_from_map_fd()\n",
+			func, name, libbpf_version_string());
 	}
 }
 

@@ -53,6 +53,13 @@ static int from_dev_fd(int fd, struct bpf_arena **arena)
 		goto err;
 	}
 	err = lbpfa_mmap(a, a->dev_fd, (void *)(uintptr_t)info.user_vm_start);
+	if (err == -EEXIST && lbpfa_find_mapping(info.user_vm_start, a->size)) {
+		/* This process maps the arena there already: use that mapping,
+		 * as bpf_arena_from_map_fd() does (not unmapped on destroy). */
+		a->base = (void *)(uintptr_t)info.user_vm_start;
+		a->owns_mapping = false;
+		err = 0;
+	}
 	if (err) {
 		pr_warn(FUNC ": mmap of device fd %d (%zu bytes at the arena's address 0x%llx): "
 			"%s%s\n", fd, a->size, (unsigned long long)info.user_vm_start,

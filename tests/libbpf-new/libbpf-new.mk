@@ -25,6 +25,10 @@ LIBBPF_BPO_A := $(LIBBPF_BPO_DIR)/usr/lib/x86_64-linux-gnu/libbpf.a
 LIBBPF_BPO_LIBS := $(LIBBPF_BPO_A) -lelf -lz
 BPFTOOL_BPO := $(LIBBPF_BPO_DIR)/usr/sbin/bpftool
 LIBBPF_BPO_SCRIPT := $(TOP)/scripts/setup-backports.sh
+# The names this file used when it built trixie's libbpf from source, for
+# parts written against them.
+LIBBPF_NEW_INC := $(LIBBPF_BPO_INC)
+LIBBPF_NEW_A := $(LIBBPF_BPO_A)
 AG_CLANG_NATIVE ?= clang-19
 AG_CLANG_ASM ?= clang-14
 AG_OBJDUMP ?= llvm-objdump
