@@ -665,16 +665,16 @@ static void bench_user(void)
 		double t = now_ns();
 
 		for (i = 0; i < n1; i++) {
-			err = bpf_arena_alloc_pages(ar, NULL, 1, -1, &pg);
-			err = err ?: bpf_arena_free_pages(ar, pg, 1) == 1 ? 0 : -EIO;
+			err = bpf_arena_user_alloc_pages(ar, NULL, 1, -1, &pg);
+			err = err ?: bpf_arena_user_free_pages(ar, pg, 1) == 1 ? 0 : -EIO;
 			if (err)
 				die("lib alloc/free 1", err);
 		}
 		v[r] = (now_ns() - t) / n1;
 		t = now_ns();
 		for (i = 0; i < n512; i++) {
-			err = bpf_arena_alloc_pages(ar, NULL, 512, -1, &pg);
-			err = err ?: bpf_arena_free_pages(ar, pg, 512) == 512 ? 0 : -EIO;
+			err = bpf_arena_user_alloc_pages(ar, NULL, 512, -1, &pg);
+			err = err ?: bpf_arena_user_free_pages(ar, pg, 512) == 512 ? 0 : -EIO;
 			if (err)
 				die("lib alloc/free 512", err);
 		}

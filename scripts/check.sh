@@ -72,6 +72,7 @@ step dkms-excluded tests/dkms/install-excluded.sh
 step fuzz fuzz
 # The loop pass in user space (tests/loops/, docs/LOOPS.md), plain and ASan/UBSan.
 step loops-unit make -s loops-unit
+step bpf-header tests/libbpf-new/header-check.sh
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite

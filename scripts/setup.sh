@@ -129,4 +129,6 @@ if [ -x "$top/packaging/setup.sh" ] && ! { command -v dh && command -v dh_dkms &
 fi
 # make bench only: trixie's QEMU with TCG plugins, for exact instruction counts.
 if [ "${BPF_ARENA_SETUP_BENCH:-0}" = 1 ]; then "$top/scripts/setup-qemu-trixie.sh"; fi
+# bookworm-backports libbpf 1.4 + bpftool 7.5 for the upstream-style tests.
+"$top/scripts/setup-backports.sh"
 log "ready: 6.1=$K61 6.12=$K612"

@@ -131,7 +131,7 @@ static int alloc_pages(struct bpf_arena *a, void *addr, __u32 cnt)
 	int ret;
 
 	if (have_dev()) {
-		ret = bpf_arena_alloc_pages(a, addr, cnt, -1, &got);
+		ret = bpf_arena_user_alloc_pages(a, addr, cnt, -1, &got);
 		return ret ? ret : (got == addr ? 0 : -EFAULT);
 	}
 	ret = tb_arena_kfunc(bpf_arena_map_fd(a), true, addr, cnt, verifier_log,
@@ -146,7 +146,7 @@ static int free_pages(struct bpf_arena *a, void *addr, __u32 cnt)
 	int ret;
 
 	if (have_dev()) {
-		ret = bpf_arena_free_pages(a, addr, cnt);
+		ret = bpf_arena_user_free_pages(a, addr, cnt);
 		return ret < 0 ? ret : 0;
 	}
 	ret = tb_arena_kfunc(bpf_arena_map_fd(a), false, addr, cnt, verifier_log,
@@ -649,15 +649,15 @@ TEST(page_ops)
 	p = bpf_arena_base(a);
 	if (!have_dev()) {
 		TH_LOG("no " BPF_ARENA_DEV_PATH ": checking the EOPNOTSUPP path");
-		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_alloc_pages(a, NULL, 1, -1, &got));
+		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_user_alloc_pages(a, NULL, 1, -1, &got));
 		EXPECT_EQ(EOPNOTSUPP, errno);
-		EXPECT_TRUE(msgs_have("libbpfarena: bpf_arena_alloc_pages: needs the bpf_arena module"))
+		EXPECT_TRUE(msgs_have("libbpfarena: bpf_arena_user_alloc_pages: needs the bpf_arena module"))
 			TH_LOG("%s", msgs);
 		if (bpf_arena_kernel_has_native())
 			EXPECT_TRUE(msgs_have("native arena")) TH_LOG("%s", msgs);
 		msgs_reset();
-		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_free_pages(a, p, 1));
-		EXPECT_TRUE(msgs_have("bpf_arena_free_pages: needs the bpf_arena module"));
+		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_user_free_pages(a, p, 1));
+		EXPECT_TRUE(msgs_have("bpf_arena_user_free_pages: needs the bpf_arena module"));
 		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_prefault(a, p, 1));
 		EXPECT_TRUE(msgs_have("bpf_arena_prefault: needs the bpf_arena module"));
 		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_get_stats(a, &st, sizeof(st)));
@@ -666,18 +666,18 @@ TEST(page_ops)
 		bpf_arena_destroy(a);
 		return;
 	}
-	ASSERT_EQ(0, bpf_arena_alloc_pages(a, p + 2 * PAGE, 2, -1, &got)) TH_LOG("%s", msgs);
+	ASSERT_EQ(0, bpf_arena_user_alloc_pages(a, p + 2 * PAGE, 2, -1, &got)) TH_LOG("%s", msgs);
 	EXPECT_EQ(p + 2 * PAGE, got);
 	EXPECT_EQ(0, p[2 * PAGE]);	/* allocated: no SIGSEGV */
 	p[3 * PAGE] = 7;
 	msgs_reset();
-	EXPECT_EQ(-EBUSY, bpf_arena_alloc_pages(a, p + 3 * PAGE, 1, -1, NULL));
+	EXPECT_EQ(-EBUSY, bpf_arena_user_alloc_pages(a, p + 3 * PAGE, 1, -1, NULL));
 	EXPECT_TRUE(msgs_have("already allocated")) TH_LOG("%s", msgs);
-	EXPECT_EQ(-ERANGE, bpf_arena_alloc_pages(a, p + 16 * PAGE, 1, -1, NULL));
+	EXPECT_EQ(-ERANGE, bpf_arena_user_alloc_pages(a, p + 16 * PAGE, 1, -1, NULL));
 	EXPECT_TRUE(msgs_have("not inside the arena")) TH_LOG("%s", msgs);
-	EXPECT_EQ(-EINVAL, bpf_arena_alloc_pages(a, p + 1, 1, -1, NULL));
-	EXPECT_EQ(-EINVAL, bpf_arena_alloc_pages(a, NULL, 0, -1, NULL));
-	EXPECT_EQ(0, bpf_arena_alloc_pages(a, NULL, 1, -1, &got));
+	EXPECT_EQ(-EINVAL, bpf_arena_user_alloc_pages(a, p + 1, 1, -1, NULL));
+	EXPECT_EQ(-EINVAL, bpf_arena_user_alloc_pages(a, NULL, 0, -1, NULL));
+	EXPECT_EQ(0, bpf_arena_user_alloc_pages(a, NULL, 1, -1, &got));
 	EXPECT_EQ(p, got);	/* the first free page */
 	EXPECT_EQ(0, p[0]);
 	ASSERT_EQ(0, bpf_arena_get_stats(a, &st, sizeof(st))) TH_LOG("%s", msgs);
@@ -690,8 +690,8 @@ TEST(page_ops)
 	EXPECT_EQ(-EPERM, bpf_arena_prefault(a, p, 6));
 	EXPECT_TRUE(msgs_have("BPF_F_SEGV_ON_FAULT")) TH_LOG("%s", msgs);
 	EXPECT_EQ(-EFAULT, bpf_arena_read(a, &c, p + 5 * PAGE, 1));
-	EXPECT_EQ(3, bpf_arena_free_pages(a, p, 6));
-	EXPECT_EQ(-ENOENT, bpf_arena_free_pages(a, p, 6));
+	EXPECT_EQ(3, bpf_arena_user_free_pages(a, p, 6));
+	EXPECT_EQ(-ENOENT, bpf_arena_user_free_pages(a, p, 6));
 	EXPECT_EQ(-EFAULT, bpf_arena_read(a, &c, p + 2 * PAGE, 1));	/* zapped */
 	ASSERT_EQ(0, bpf_arena_get_stats(a, &st, sizeof(st)));
 	EXPECT_EQ(0, st.pages_allocated);
@@ -711,10 +711,37 @@ TEST(page_ops)
 	EXPECT_EQ(1, st.user_faults);
 	EXPECT_EQ(3, st.kern_allocs);
 	EXPECT_EQ(1, p[PAGE]);
-	EXPECT_EQ(4, bpf_arena_free_pages(a, p, 8));
+	EXPECT_EQ(4, bpf_arena_user_free_pages(a, p, 8));
 	EXPECT_EQ(0, p[PAGE]);	/* freed, and a new zeroed page on this fault */
 	bpf_arena_destroy(a);
 }
+
+/* The old names of the page operations (the kfuncs' names) still work. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(deprecated_page_op_names_still_work)
+{
+	struct bpf_arena *a = NULL;
+	void *got = NULL;
+	char *p;
+
+	bpf_arena_set_print(capture);
+	ASSERT_EQ(0, bpf_arena_create(4, NULL, &a)) TH_LOG("%s", msgs);
+	p = bpf_arena_base(a);
+	if (!have_dev()) {
+		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_alloc_pages(a, NULL, 1, -1, &got));
+		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_free_pages(a, p, 1));
+		/* the messages name the current functions */
+		EXPECT_TRUE(msgs_have("bpf_arena_user_alloc_pages: needs the bpf_arena module"))
+			TH_LOG("%s", msgs);
+	} else {
+		ASSERT_EQ(0, bpf_arena_alloc_pages(a, p + PAGE, 1, -1, &got)) TH_LOG("%s", msgs);
+		EXPECT_EQ(p + PAGE, got);
+		EXPECT_EQ(1, bpf_arena_free_pages(a, p, 4));
+	}
+	bpf_arena_destroy(a);
+}
+#pragma GCC diagnostic pop
 
 /* ---- guarded copies ----------------------------------------------------- */
 

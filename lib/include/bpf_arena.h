@@ -19,7 +19,10 @@
  *   access through an __arena pointer, so cast_kern()/cast_user() are no-ops.
  *   Use -mcpu=v3 (or v2+) as upstream does.
  * - older clang (e.g. Debian 12's clang-14), or BPF_ARENA_FORCE_ASM defined:
- *   "asm".  __arena is empty (clang < 19 silently ignores address spaces for
+ *   "asm".  The program must say it does its casts itself: define
+ *   BPF_ARENA_EXPLICIT_CASTS (or BPF_ARENA_FORCE_ASM) before including this
+ *   header, else clang < 19 stops with "needs clang >= 19, or use the
+ *   explicit cast macros".  __arena is empty (clang < 19 silently ignores address spaces for
  *   BPF anyway) and cast_kern()/cast_user() are inline asm emitting exactly
  *   upstream's instruction bytes:
  *       cast_kern(rN): bf NN 01 00 01 00 00 00   rN = addr_space_cast(rN, 0, 1)
@@ -37,8 +40,9 @@
  * - no can_loop/cond_break/bpf_for: bounded loops or bpf_loop();
  * - static (or inline) functions for arena pointer arguments, no __arg_arena;
  * - one arena map per program;
- * - no __arena_global variables unless the loader is libbpf >= 1.4: libbpf
- *   1.1 (Debian 12) cannot open an object with a ".addr_space.1" section
+ * - no __arena_global variables unless the loader is libbpf >= 1.4 (Debian
+ *   12: bookworm-backports' libbpf 1.4.6): libbpf 1.1 (bookworm) cannot
+ *   open an object with a ".addr_space.1" section
  *   that code refers to ("bad map relo against VAR in section
  *   .addr_space.1").  Keep small state in
  *   .bss/.data (ordinary globals) and big state in arena pages allocated at
@@ -145,6 +149,17 @@
 #define cast_kern(ptr) /* nop: LLVM emits addr_space_cast(ptr, 0, 1) */
 #define cast_user(ptr) /* nop: LLVM emits addr_space_cast(ptr, 1, 0) */
 #else
+/*
+ * Without the compiler's casts, every arena pointer must be cast_kern()ed
+ * before use and cast_user()ed before being stored: code written for clang
+ * >= 19 (which casts by itself) compiles here but is refused at load, by
+ * the verifier, far from the cause.  So the asm build must be asked for:
+ * a program that does its casts defines BPF_ARENA_EXPLICIT_CASTS (or
+ * BPF_ARENA_FORCE_ASM) before including this header.
+ */
+#if !defined(BPF_ARENA_EXPLICIT_CASTS) && !defined(BPF_ARENA_FORCE_ASM)
+#error "bpf_arena.h: this compiler has no implicit arena casts (clang < 19, no __BPF_FEATURE_ADDR_SPACE_CAST): a program relying on them needs clang >= 19, or use the explicit cast macros cast_kern()/cast_user() on every arena pointer and #define BPF_ARENA_EXPLICIT_CASTS before including bpf_arena.h"
+#endif
 #define BPF_ARENA_NATIVE_CASTS 0
 #define __arena
 #define __arena_global SEC(".addr_space.1")

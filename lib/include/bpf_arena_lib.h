@@ -79,7 +79,7 @@ struct bpf_arena_create_opts {
 	 * upstream arena rejects BPF_F_NUMA_NODE (EINVAL), so on a native kernel
 	 * this is for completeness only; bpf_arena_create_dev() passes it to the
 	 * device as bpf_arena_config.numa_node and does not pass the flag.
-	 * Pages are placed per allocation (bpf_arena_alloc_pages()'s node_id).
+	 * Pages are placed per allocation (bpf_arena_user_alloc_pages()'s node_id).
 	 */
 	__s32 numa_node;
 	/*
@@ -207,22 +207,26 @@ int bpf_arena_map_fd(struct bpf_arena *arena);
  * not NULL) is the address of the first page.  Errors: EINVAL, ERANGE
  * (outside the arena), EBUSY (a page in the range is already allocated),
  * ENOMEM, ENXIO (arena not mapped yet).
+ *
+ * (Was bpf_arena_alloc_pages(): that is the BPF kfunc's name, with another
+ * prototype; the old name stays as a deprecated alias for one release.)
  */
-int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
-			  int node_id, void **pages);
+int bpf_arena_user_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
+			       int node_id, void **pages);
 
 /*
  * Frees the allocated pages in [addr, addr + page_cnt pages), removing them
  * from every process's mapping.  Returns the number of pages freed, or
- * -ENOENT if none of them was allocated.
+ * -ENOENT if none of them was allocated.  (Was bpf_arena_free_pages(), the
+ * kfunc's name.)
  */
-int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt);
+int bpf_arena_user_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt);
 
 /*
  * Allocates the missing pages of [addr, addr + page_cnt pages), as user
  * faults would.  Returns the number of pages it allocated.  -EPERM on a
  * BPF_ARENA_F_SEGV_ON_FAULT arena, whose pages only BPF programs and
- * bpf_arena_alloc_pages() allocate.
+ * bpf_arena_user_alloc_pages() allocate.
  */
 int bpf_arena_prefault(struct bpf_arena *arena, void *addr, __u32 page_cnt);
 
@@ -259,6 +263,50 @@ int bpf_arena_get_stats(struct bpf_arena *arena, struct bpf_arena_stats *stats,
  */
 int bpf_arena_read(const struct bpf_arena *arena, void *dst, const void *src, size_t len);
 int bpf_arena_write(const struct bpf_arena *arena, void *dst, const void *src, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Sharing an arena with another process                                     */
+
+/*
+ * Wraps an arena fd this process received from another one (SCM_RIGHTS over
+ * a Unix socket, pidfd_getfd(), or inherited across exec): either a BPF map
+ * fd of an arena, or a /dev/bpf_arena fd whose arena exists.  fd is not
+ * taken over: the arena holds its own duplicate (close yours when done).
+ * The arena is mapped at its fixed address, as every mapping of an arena
+ * must be, so pointers stored in it by the other process are valid here:
+ *
+ * - device fd: the address the module reports (BPF_ARENA_IOC_GET_INFO);
+ *   -EINVAL if the device fd has no arena yet (configured, never mapped);
+ * - map fd: as bpf_arena_from_map_fd(): map_extra if set; else, through
+ *   the module, the address it reports.  A native kernel does not report
+ *   the address of an arena created without map_extra: then this fails
+ *   with -EBUSY, and the sender should send the address along for
+ *   bpf_arena_from_map_fd_at() (or create the arena with map_extra).
+ *
+ * If this process already maps the arena there, that mapping is used
+ * (borrowed: not unmapped by bpf_arena_destroy()); -EEXIST: this process
+ * maps something else at that address.
+ * Other fds give -EINVAL ("not an arena").
+ */
+int bpf_arena_from_fd(int fd, struct bpf_arena **arena);
+
+/* ------------------------------------------------------------------------ */
+/* Deprecated names (kept for one release after 0.1)                        */
+/*
+ * The user-space page operations were called like the BPF kfuncs, which
+ * have other prototypes (a program's bpf_arena_alloc_pages(map, addr, cnt,
+ * node, flags) returns the address).  Define BPF_ARENA_NO_DEPRECATED to
+ * hide the old names.
+ */
+#ifndef BPF_ARENA_NO_DEPRECATED
+__attribute__((deprecated("use bpf_arena_user_alloc_pages(): bpf_arena_alloc_pages is "
+			  "the BPF kfunc's name")))
+int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
+			  int node_id, void **pages);
+__attribute__((deprecated("use bpf_arena_user_free_pages(): bpf_arena_free_pages is "
+			  "the BPF kfunc's name")))
+int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt);
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Probes                                                                    */

@@ -41,6 +41,12 @@ struct bpf_map;
  * of obj is left registered; maps already given an fd keep it until the
  * object is closed).
  *
+ * Called after bpf_object__load() (too late: libbpf 1.1 created the arena
+ * and did not map it), it warns and maps the arena, so the getters work.
+ * With a libbpf >= 1.4 at run time (libbpf1 from bookworm-backports has the
+ * same soname), which creates and maps arenas itself, it only registers the
+ * maps: the getters then wrap libbpf's mapping (borrowed) after load.
+ *
  * Notes:
  * - libbpf renames a reused map to the kernel's name of it, at most 15
  *   characters: give arena maps names of at most 15 characters, or
@@ -58,7 +64,10 @@ int bpf_arena_object_prepare(struct bpf_object *obj);
 /*
  * The arena this library created (or wrapped) for map, or NULL (errno
  * ENOENT) if bpf_arena_object_prepare() did not handle map.  Owned by the
- * library until bpf_arena_object_release().
+ * library until bpf_arena_object_release().  An arena map that reached
+ * bpf_object__load() without bpf_arena_object_prepare() gets a warning
+ * naming the cause (with libbpf 1.1 the arena is then not mapped, and user
+ * pointers into it fault).
  */
 struct bpf_arena *bpf_arena_object_arena(const struct bpf_map *map);
 

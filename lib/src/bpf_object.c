@@ -17,7 +17,7 @@ struct obj_arena {
 	struct obj_arena *next;
 	const struct bpf_object *obj;
 	const struct bpf_map *map;
-	struct bpf_arena *arena;
+	struct bpf_arena *arena;	/* NULL: libbpf >= 1.4 maps it; wrapped on first use */
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,6 +69,30 @@ static int reg_add(const struct bpf_object *obj, const struct bpf_map *map,
 	return 0;
 }
 
+/*
+ * libbpf >= 1.4 creates and mmaps arena maps itself (and copies the arena
+ * globals into its mapping).  An arena created here and handed over with
+ * bpf_map__reuse_fd() would then be mapped twice, or over.  libbpf 1.1 has
+ * libbpf_major_version()/libbpf_minor_version(); a binary built against 1.1
+ * may run with 1.4 (same soname, libbpf1 from bookworm-backports).
+ */
+static bool libbpf_maps_arenas(void)
+{
+	return libbpf_major_version() > 1 ||
+	       (libbpf_major_version() == 1 && libbpf_minor_version() >= 4);
+}
+
+/* Whether obj was loaded: libbpf gives loaded programs an fd. */
+static bool obj_loaded(const struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj)
+		if (bpf_program__fd(prog) >= 0)
+			return true;
+	return false;
+}
+
 /* Under reg_lock: creates (or wraps) and registers the arena of one map. */
 static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 {
@@ -79,8 +103,10 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 	int fd, err;
 
 	e = reg_find(map);
+	if (e && e->obj == obj && libbpf_maps_arenas())
+		return 0;	/* prepared before */
 	if (e) {
-		if (bpf_map__fd(map) >= 0)
+		if (e->obj == obj && bpf_map__fd(map) >= 0)
 			return 0;	/* prepared before */
 		/* A closed object's entry whose bpf_map address was reused. */
 		pr_debug("bpf_arena_object_prepare: map '%s': dropping a stale arena\n", name);
@@ -88,8 +114,23 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 	}
 
 	fd = bpf_map__fd(map);
+	if (libbpf_maps_arenas()) {
+		/* libbpf maps it at load; the getters wrap that mapping later. */
+		pr_debug("bpf_arena_object_prepare: map '%s': libbpf %s creates and maps "
+			 "arenas itself: nothing to prepare\n", name, libbpf_version_string());
+		return reg_add(obj, map, NULL);
+	}
 	if (fd >= 0) {
-		/* The caller reused an fd: wrap it so the getters work. */
+		/*
+		 * The caller reused an fd, or bpf_object__load() ran first and
+		 * libbpf 1.1 created the arena without mapping it: wrap it (that
+		 * maps it) so the getters work.
+		 */
+		if (obj_loaded(obj))
+			pr_warn("bpf_arena_object_prepare: map '%s': called after "
+				"bpf_object__load(): libbpf %s created the arena and did not "
+				"map it; mapping it now. Call it between open and load.\n",
+				name, libbpf_version_string());
 		err = bpf_arena_from_map_fd(fd, &a);
 		if (err) {
 			pr_warn("bpf_arena_object_prepare: map '%s': cannot wrap its fd %d: %s\n",
@@ -165,24 +206,77 @@ BA_API int bpf_arena_object_prepare(struct bpf_object *obj)
 	return lbpfa_err(err);
 }
 
-BA_API struct bpf_arena *bpf_arena_object_arena(const struct bpf_map *map)
+/*
+ * Under reg_lock: explains why map has no arena here.  A loaded arena map
+ * that bpf_arena_object_prepare() never saw was created by libbpf: libbpf
+ * 1.1 does not map it, so every pointer into it faults in user space.
+ */
+static void warn_unprepared(const struct bpf_map *map, const char *func)
 {
+	const char *name = bpf_map__name(map);
+
+	if (bpf_map__type(map) != (enum bpf_map_type)BPF_ARENA_MAP_TYPE) {
+		pr_warn("%s: map '%s' is not an arena (type %d)\n", func, name, bpf_map__type(map));
+	} else if (bpf_map__fd(map) < 0) {
+		pr_warn("%s: arena map '%s' is not prepared and not loaded: call "
+			"bpf_arena_object_prepare(obj) between open and load\n", func, name);
+	} else if (!libbpf_maps_arenas()) {
+		pr_warn("%s: arena map '%s' reached bpf_object__load() unprepared (or was "
+			"released): libbpf %s created the arena (fd %d) but cannot map it, so "
+			"user space cannot "
+			"reach it (pointers into it fault). Call bpf_arena_object_prepare(obj) "
+			"between open and load, or wrap the fd with bpf_arena_from_map_fd()\n",
+			func, name, libbpf_version_string(), bpf_map__fd(map));
+	} else {
+		pr_warn("%s: arena map '%s' was not given to bpf_arena_object_prepare() "
+			"before load (or was released); libbpf %s mapped it: use "
+			"bpf_map__initial_value(), or wrap its fd with bpf_arena_from_map_fd()\n",
+			func, name, libbpf_version_string());
+	}
+}
+
+static struct bpf_arena *object_arena(const struct bpf_map *map, const char *func)
+{
+	char buf[BA_ERRSTR_LEN];
 	struct bpf_arena *a = NULL;
 	struct obj_arena *e;
+	int err = ENOENT;
 
+	if (!map) {
+		pr_warn("%s: map is NULL\n", func);
+		errno = EINVAL;
+		return NULL;
+	}
 	pthread_mutex_lock(&reg_lock);
-	e = map ? reg_find(map) : NULL;
+	e = reg_find(map);
+	if (e && !e->arena && bpf_map__fd(map) >= 0) {
+		/* libbpf >= 1.4 created and mapped it: borrow that mapping. */
+		err = -bpf_arena_from_map_fd(bpf_map__fd(map), &e->arena);
+		if (err)
+			pr_warn("%s: map '%s': cannot wrap libbpf's arena: %s\n", func,
+				bpf_map__name(map), lbpfa_strerror(-err, buf, sizeof(buf)));
+	} else if (e && !e->arena) {
+		pr_warn("%s: map '%s': not loaded yet (libbpf %s maps the arena at load)\n",
+			func, bpf_map__name(map), libbpf_version_string());
+	} else if (!e) {
+		warn_unprepared(map, func);
+	}
 	if (e)
 		a = e->arena;
 	pthread_mutex_unlock(&reg_lock);
 	if (!a)
-		errno = ENOENT;
+		errno = err;
 	return a;
+}
+
+BA_API struct bpf_arena *bpf_arena_object_arena(const struct bpf_map *map)
+{
+	return object_arena(map, "bpf_arena_object_arena");
 }
 
 BA_API void *bpf_arena_object_base(const struct bpf_map *map)
 {
-	struct bpf_arena *a = bpf_arena_object_arena(map);
+	struct bpf_arena *a = object_arena(map, "bpf_arena_object_base");
 
 	return a ? bpf_arena_base(a) : NULL;
 }

@@ -41,8 +41,8 @@ static int arena_ioctl(struct bpf_arena *a, const char *func, const char *cmd_na
 	return ret;
 }
 
-BA_API int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
-				 int node_id, void **pages)
+BA_API int bpf_arena_user_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
+				      int node_id, void **pages)
 {
 	struct bpf_arena_alloc req = {
 		.size = sizeof(req),
@@ -77,11 +77,29 @@ static int range_op(struct bpf_arena *arena, const char *func, const char *cmd_n
 	return lbpfa_err(err);
 }
 
-BA_API int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt)
+BA_API int bpf_arena_user_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt)
 {
 	return range_op(arena, __func__, "BPF_ARENA_IOC_FREE_PAGES", BPF_ARENA_IOC_FREE_PAGES,
 			addr, page_cnt);
 }
+
+/*
+ * The deprecated names (bpf_arena_lib.h): the same functions, kept as
+ * exported symbols so programs linked against the old names keep working.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+BA_API int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
+				 int node_id, void **pages)
+{
+	return bpf_arena_user_alloc_pages(arena, addr, page_cnt, node_id, pages);
+}
+
+BA_API int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt)
+{
+	return bpf_arena_user_free_pages(arena, addr, page_cnt);
+}
+#pragma GCC diagnostic pop
 
 BA_API int bpf_arena_prefault(struct bpf_arena *arena, void *addr, __u32 page_cnt)
 {

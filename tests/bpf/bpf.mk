@@ -16,7 +16,7 @@ BPF_OBJDUMP ?= llvm-objdump
 BPF_OUT := $(BUILD)/tests/bpf
 BPF_PROG_NAMES := arena_list arena_htab verifier_arena verifier_arena_large arena_fault arena_reject
 BPF_HDRS := $(TOP)/lib/include/bpf_arena.h $(TOP)/tests/bpf/arena_prog_common.h
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror -DBPF_ARENA_EXPLICIT_CASTS \
 	-I$(TOP)/lib/include -I$(TOP)/tests/bpf -I/usr/include/$(shell $(CC) -dumpmachine)
 BPF_OBJS := $(foreach p,$(BPF_PROG_NAMES),$(BPF_OUT)/$(p).v3.bpf.o $(BPF_OUT)/$(p).asm.bpf.o)
 BPF_CAST_RE := 'bf [0-9a-f]{2} 01 00 (01 00 00 00|00 00 01 00)'

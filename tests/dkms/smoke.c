@@ -44,11 +44,11 @@ static void dev_arena(void)
 	CHECK(bpf_arena_size(a) == 16 * PAGE, "size %zu", bpf_arena_size(a));
 	base[0] = 42;				/* user fault allocates page 0 */
 	CHECK(base[0] == 42, "page 0 faulted in and holds what was written");
-	err = bpf_arena_alloc_pages(a, base + 4 * PAGE, 1, -1, &page);
+	err = bpf_arena_user_alloc_pages(a, base + 4 * PAGE, 1, -1, &page);
 	CHECK(!err && page == base + 4 * PAGE, "ALLOC_PAGES at page 4 = %d (%p)", err, page);
 	if (!err)
 		CHECK(((char *)page)[100] == 0, "allocated page is zeroed");
-	err = bpf_arena_alloc_pages(a, base + 4 * PAGE, 1, -1, NULL);
+	err = bpf_arena_user_alloc_pages(a, base + 4 * PAGE, 1, -1, NULL);
 	CHECK(err == -16, "ALLOC_PAGES of a taken page = %d (-EBUSY)", err);
 	err = bpf_arena_get_stats(a, &st, sizeof(st));
 	CHECK(!err, "STATS = %d", err);
@@ -56,7 +56,7 @@ static void dev_arena(void)
 	      "stats: allocated %llu, user faults %llu, kernel allocs %llu",
 	      (unsigned long long)st.pages_allocated, (unsigned long long)st.user_faults,
 	      (unsigned long long)st.kern_allocs);
-	err = bpf_arena_free_pages(a, base, 1);
+	err = bpf_arena_user_free_pages(a, base, 1);
 	CHECK(err == 1, "FREE_PAGES of page 0 = %d", err);
 	bpf_arena_destroy(a);
 }
