@@ -340,6 +340,16 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 		setr(st, dst, V_NONE, isfp(st, dst));
 		return;
 	}
+	/*
+	 * CO-RE makes `&arena->map` an ADD of the relocated offset 0; the
+	 * verifier refuses any other arithmetic on a map pointer, so the
+	 * register still holds the arena map whenever the program loads.
+	 */
+	if (op == BPF_ADD && (st->map & (1u << dst))) {
+		setr(st, dst, V_NONE, false);
+		st->map |= 1u << dst;
+		return;
+	}
 	if (dv == V_ARENA ||
 	    ((dv == V_NONE || dv == V_CONST) && op == BPF_ADD && x && sv == V_ARENA)) {
 		mark(c, i, A_ALU32);
@@ -939,6 +949,11 @@ static int emit(struct lctx *c)
 			break;
 		case A_LD_MAP:
 		case A_LD_VALUE:
+			if (a == A_LD_MAP && env->map_view) {
+				bpfa_ldimm64(o, insn->dst_reg, BPF_PSEUDO_MAP_FD,
+					     (__u32)env->view_fd, 0);
+				break;
+			}
 			v = a == A_LD_MAP ? 0 : env->user_vm_start + (__u32)insn[1].imm;
 			bpfa_ldimm64(o, insn->dst_reg, 0, v, 0);
 			break;

@@ -36,6 +36,13 @@ struct bpfa_lower_env {
 	bool no_user_conv;			/* arena has BPF_F_NO_USER_CONV */
 	bool sleepable;				/* program is sleepable (the kfuncs need it) */
 	__s32 companion_fd;			/* imm of the placeholders' MAP_VALUE ld_imm64 */
+	/*
+	 * map_view: an arena ld_imm64 MAP_FD/MAP_IDX becomes ld_imm64 MAP_FD
+	 * view_fd (a real map pointer for the verifier, module/map_view.c);
+	 * otherwise the constant 0.
+	 */
+	bool map_view;
+	__s32 view_fd;
 	__s32 kf_alloc_ph_id, kf_free_ph_id;	/* BTF ids the kfunc calls are switched to */
 };
 

@@ -17,6 +17,7 @@ struct arena_load_ctx {
 	struct list_head node;
 	struct task_struct *task;
 	struct bpf_arena *arena;	/* a reference is held by the loader */
+	struct bpf_map *view;		/* the load's map view (map_view.c), or NULL */
 	u32 raised;			/* placeholders raised, all passes */
 	bool used_maps_done;		/* the arena replaced the companion */
 	int err;			/* a refused raise */

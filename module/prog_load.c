@@ -410,6 +410,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	struct arena_load_ctx ctx;
 	union bpf_attr kattr;
 	char license[128];
+	struct bpf_map *view = NULL;
 	long ret;
 	int cfd;
 
@@ -426,6 +427,18 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_res;
 	}
 	env.companion_fd = cfd;
+	/* &arena: a map pointer the verifier checks (map_view.c); its fd lives in the snapshot. */
+	view = arena_view_create(pl->arena);
+	if (IS_ERR(view)) {
+		ret = PTR_ERR(view);
+		view = NULL;
+		goto out_res;
+	}
+	ret = arena_view_new_fd(view);
+	if (ret < 0)
+		goto out_res;
+	env.map_view = true;
+	env.view_fd = ret;
 	ret = bpfa_lower(&env, pl->insns, pl->len, res);
 	if (ret) {
 		prog_log(&pl->attr, res->msg);
@@ -461,6 +474,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_infos;
 
 	arena_load_ctx_enter(&ctx, pl->arena);
+	ctx.view = view;
 	ret = kern_sys_bpf(BPF_PROG_LOAD, &kattr, sizeof(kattr));
 	arena_load_ctx_leave(&ctx);
 	if (ret == -E2BIG)
@@ -484,6 +498,8 @@ out_lowered:
 	kvfree(res->insns);
 	kvfree(res->new_idx);
 out_res:
+	if (view)
+		bpf_map_put(view);
 	kfree(res);
 	return ret ? ERR_PTR(ret) : file;
 }
