@@ -44,6 +44,7 @@ struct bpfa_lower_env {
 	bool map_view;
 	__s32 view_fd;
 	__s32 kf_alloc_ph_id, kf_free_ph_id;	/* BTF ids the kfunc calls are switched to */
+	__s32 kf_alloc_map_id, kf_free_map_id;	/* ... when R1 is not the arena map */
 };
 
 struct bpfa_lower_result {
@@ -52,6 +53,13 @@ struct bpfa_lower_result {
 	__u32 *new_idx;			/* old index -> new index, old len + 1 entries */
 	__u32 placeholders;		/* placeholders emitted */
 	bool uses_arena;		/* an arena ld_imm64, cast or kfunc was found */
+	/*
+	 * An arena kfunc gets a map pointer that is not the program's arena
+	 * nor a field of its context: 6.12 refuses it as untrusted once its
+	 * type checked out; the caller does (first such call at untrusted_insn).
+	 */
+	bool untrusted_map_arg;
+	__u32 untrusted_insn;
 	__u32 err_insn;			/* original index of the error */
 	char msg[BPFA_MSG_LEN];		/* "bpf_arena: insn N: ...\n" on error */
 };

@@ -134,7 +134,8 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	struct bpfa_raise_env env;
 	int err;
 
-	if (!ctx || ctx->err || !prog->jit_requested || bpf_prog_was_classic(prog))
+	if (!ctx || ctx->err || !ctx->arena || !prog->jit_requested ||
+	    bpf_prog_was_classic(prog))
 		return orig(prog);
 	/* The companion the module created and holds: identity by pointer. */
 	view_to_arena(prog->insnsi, prog->len, ctx);
@@ -200,6 +201,17 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 
 	if (!ctx || ctx->used_maps_done || bpf_prog_was_classic(fp))
 		return orig(fp, err);
+	/* The verifier accepted R1's type: now 6.12's trust check (prog_load.c). */
+	if (ctx->untrusted) {
+		ctx->err = -EINVAL;
+		strscpy(ctx->msg, ctx->untrusted_msg, sizeof(ctx->msg));
+		*err = -EINVAL;
+		return fp;
+	}
+	if (!ctx->arena) {
+		ctx->used_maps_done = true;
+		return orig(fp, err);
+	}
 	view_to_arena(fp->insnsi, fp->len, ctx);
 	mutex_lock(&fp->aux->used_maps_mutex);
 	ret = arena_swap_used_map(fp->aux, ctx->arena);
