@@ -23,6 +23,8 @@ struct arena_load_ctx {
 	int err;			/* a refused raise */
 	char msg[192];			/* its reason, for the user's log */
 	bool untrusted;			/* refuse after the verifier (see lower.h) */
+	bool has_tag;			/* tag: of the user's program (prog_tag.c) */
+	u8 tag[8];
 	char untrusted_msg[192];
 };
 

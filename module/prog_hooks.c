@@ -201,6 +201,9 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 
 	if (!ctx || ctx->used_maps_done || bpf_prog_was_classic(fp))
 		return orig(fp, err);
+	/* The stock tag of the user's program, before any id or symbol exists. */
+	if (ctx->has_tag)
+		memcpy(fp->tag, ctx->tag, sizeof(fp->tag));
 	/* The verifier accepted R1's type: now 6.12's trust check (prog_load.c). */
 	if (ctx->untrusted) {
 		ctx->err = -EINVAL;

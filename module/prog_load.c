@@ -42,6 +42,7 @@
 #include "fd_snapshot.h"
 #include "prog_ctx.h"
 #include "prog_load.h"
+#include "prog_tag.h"
 #include "stock_checks.h"
 
 /* The verifier's limits on func_info, line_info and core_relo records. */
@@ -491,6 +492,7 @@ lower:
 
 	arena_load_ctx_enter(&ctx, pl->arena);
 	ctx.view = view;
+	ctx.has_tag = !arena_prog_tag(pl->insns, pl->len, ctx.tag);
 	if (res->untrusted_map_arg) {
 		/* Refused once the verifier has checked R1's type (prog_hooks.c). */
 		ctx.untrusted = true;
