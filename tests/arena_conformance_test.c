@@ -372,6 +372,128 @@ TEST(alloc_max_entries_through_arena_pointer)
 	close(fd);
 }
 
+/*
+ * bpf_arena_alloc_pages() (alloc) or _free_pages() from a sleepable syscall
+ * program, like lib_bpf.h's tb_arena_kfunc() but resolving the kfunc as
+ * libbpf does on both kernels; 1 (alloc: non-NULL), 0, or -errno.
+ */
+static int arena_call(int arena_fd, bool alloc, __u64 addr, __u32 cnt)
+{
+	int btf_fd, id = kfunc_id(alloc ? "bpf_arena_alloc_pages" : "bpf_arena_free_pages",
+				  &btf_fd);
+	int fds[2] = { -1, btf_fd }, fd, err;
+	struct bpf_insn p[] = {
+		TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, arena_fd),
+		TB_LD_IMM64(BPF_REG_2, 0, addr),
+		TB_MOV64_IMM(BPF_REG_3, (__s32)cnt),
+		TB_MOV64_IMM(BPF_REG_4, -1),
+		TB_MOV64_IMM(BPF_REG_5, 0),
+		TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
+		alloc ? TB_JEQ_IMM(BPF_REG_0, 0, 2) : TB_MOV64_IMM(BPF_REG_0, 1),
+		TB_MOV64_IMM(BPF_REG_0, 1),
+		TB_EXIT(),
+		TB_MOV64_IMM(BPF_REG_0, 0),
+		TB_EXIT(),
+	};
+	struct load l = { .fd_array = btf_fd ? fds : NULL };
+	__u32 v;
+
+	if (id <= 0)
+		return id ?: -ENOENT;
+	fd = load(p, N(p) - (alloc ? 0 : 2), &l);
+	if (btf_fd)
+		close(btf_fd);
+	if (fd < 0)
+		return fd;
+	err = run(fd, &v);
+	close(fd);
+	return err ?: (int)v;
+}
+
+/*
+ * verifier_arena.c's iter_maps1, run.  Sleepable bpf_map iterators load but
+ * cannot be attached on either kernel (bpf_map is not a resched-able
+ * iterator target), so the same program shape runs as a sleepable BPF LSM
+ * program on the bpf_map hook (both kernels build BPF LSM in and enable it
+ * by default): it passes its argument, a map known only at run time, to
+ * bpf_arena_alloc_pages(map, NULL, map->max_entries, ...).  The kfunc must
+ * fill an arena and ignore every other map (identity by ops, at run time).
+ */
+TEST(runtime_map_argument_allocates_only_in_arenas)
+{
+	int max = bpf_map_member_off("max_entries"), btf_fd, id, target;
+	int a = tb_arena_create(2, 0, MAP_EXTRA_A), arr = tb_array_create();
+	int fds[2], prog, link, fd;
+	struct bpf_map_info info;
+	union bpf_attr attr;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, arr);
+	id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+	ASSERT_LT(0, id);
+	target = tb_vmlinux_func_id("bpf_lsm_bpf_map");
+	ASSERT_LT(0, target);
+	fds[0] = -1;
+	fds[1] = btf_fd;
+	{
+		struct bpf_insn p[] = {
+			LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0),		/* the map */
+			TB_JEQ_IMM(BPF_REG_1, 0, 6),
+			LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
+			TB_MOV64_IMM(BPF_REG_2, 0),
+			TB_MOV64_IMM(BPF_REG_4, -1),
+			TB_MOV64_IMM(BPF_REG_5, 0),
+			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_EXIT(),
+		};
+		memset(&attr, 0, sizeof(attr));
+		attr.prog_type = BPF_PROG_TYPE_LSM;
+		attr.expected_attach_type = BPF_LSM_MAC;
+		attr.attach_btf_id = (__u32)target;
+		attr.prog_flags = BPF_F_SLEEPABLE;
+		attr.insns = (__u64)(uintptr_t)p;
+		attr.insn_cnt = N(p);
+		attr.license = (__u64)(uintptr_t)"GPL";
+		attr.fd_array = btf_fd ? (__u64)(uintptr_t)fds : 0;
+		attr.log_buf = (__u64)(uintptr_t)log_buf;
+		attr.log_size = sizeof(log_buf);
+		attr.log_level = 1;
+		prog = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+		ASSERT_LE(0, prog) TH_LOG("errno %d, log: %s", errno, log_buf);
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (__u32)prog;
+	attr.link_create.attach_type = BPF_LSM_MAC;
+	link = tb_sys_bpf(BPF_LINK_CREATE, &attr);
+	ASSERT_LE(0, link) TH_LOG("link: errno %d", errno);
+	/* New fds of the arena and of an ARRAY: the hook runs for each map. */
+	memset(&info, 0, sizeof(info));
+	ASSERT_EQ(0, tb_map_info(arr, &info));
+	memset(&attr, 0, sizeof(attr));
+	attr.map_id = info.id;
+	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, tb_map_info(a, &info));
+	memset(&attr, 0, sizeof(attr));
+	attr.map_id = info.id;
+	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	ASSERT_LE(0, fd);
+	close(fd);
+	close(link);
+	/* Both pages went to the program: free one, get exactly one back. */
+	EXPECT_EQ(1, arena_call(a, false, MAP_EXTRA_A, 1)) TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(1, arena_call(a, true, 0, 1)) TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(0, arena_call(a, true, 0, 1));
+	close(prog);
+	if (btf_fd)
+		close(btf_fd);
+	close(arr);
+	close(a);
+}
+
 /* ---- item 3: tag ---- */
 
 TEST(tag_is_the_stock_tag_of_the_users_program)
