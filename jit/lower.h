@@ -65,8 +65,8 @@ struct bpfa_lower_result {
 };
 
 /*
- * Returns 0 (res->insns/len/new_idx set, owned by the caller) or -EINVAL, -E2BIG,
- * -ENOMEM with res->err_insn and res->msg set and nothing to free.  new_idx[i] is
+ * Returns 0 (res->insns/len/new_idx set, owned by the caller) or -EINVAL, -EACCES,
+ * -ERANGE (6.12's errnos where 6.12 has the refusal), -E2BIG, -ENOMEM with res->err_insn and res->msg set and nothing to free.  new_idx[i] is
  * where original instruction i's sequence starts (the second half of an ld_imm64
  * maps to its first half + 1); new_idx[len] is the new length.
  */
