@@ -5,7 +5,8 @@ BUILD := $(TOP)/build
 
 # Every goal but these needs the toolchain and the kernels: run the idempotent
 # setup first (it does nothing on a set-up machine).
-NO_SETUP_GOALS := setup clean help dist install uninstall install-dkms install-udev install-lib uninstall-dkms uninstall-udev uninstall-lib
+NO_SETUP_GOALS := setup clean help dist install uninstall install-dkms install-udev install-lib uninstall-dkms uninstall-udev uninstall-lib \
+	pkg-build pkg-install
 ifneq ($(filter-out $(NO_SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(BPF_ARENA_SETUP_DONE),)
 $(shell $(TOP)/scripts/setup.sh 1>&2)

@@ -6,9 +6,14 @@
 # build-essential, booted in QEMU TCG with -snapshot (the image stays
 # pristine).  The guest runs dkms/guest.sh from a 9p share at every boot
 # (boot 1: install and smoke test, reboot; boot 2: module back after reboot,
-# smoke test, AUTOINSTALL, dkms remove --all leaves nothing).
+# smoke test, AUTOINSTALL, dkms remove --all leaves nothing; then the .debs
+# of `make deb` installed with apt-get, smoke test and demo, reboot; boot 3:
+# module back, kernel upgrade rebuild, apt-get remove and purge leave nothing:
+# dkms/guest-deb.sh).
 #
-# Environment: CHECK_DKMS_TIMEOUT (s, default 1800) for the whole QEMU run;
+# Environment: CHECK_DKMS_TIMEOUT (s, default 3600) for the whole QEMU run;
+# CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`); CHECK_DKMS_K612=0
+# skips its upgrade to the 6.12 kernel;
 # CHECK_DKMS_QUICK=1 gives the guest the host's resolve_btfids (built by
 # setup.sh from linux-source-6.1) instead of letting the DKMS build make one
 # from the guest's linux-source-6.1 (that path is then not tested);
@@ -18,7 +23,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$top/VERSION")
-timeout=${CHECK_DKMS_TIMEOUT:-1800}
+timeout=${CHECK_DKMS_TIMEOUT:-3600}
 group=${CHECK_DKMS_GROUP:-bpf}
 mode=${CHECK_DKMS_MODE:-0660}
 t_start=$(date +%s)
@@ -44,14 +49,44 @@ make -s -C "$top" install-lib install-udev DESTDIR="$share/stage" PREFIX=/usr/lo
 	BPF_ARENA_GROUP="$group" BPF_ARENA_MODE="$mode" BPF_ARENA_AUTOLOAD=yes >&2
 cp "$top/tests/dkms/smoke.c" "$share/smoke.c"
 install -m 0755 "$top/dkms/guest.sh" "$share/guest.sh"
+cp "$top/dkms/guest-deb.sh" "$share/guest-deb.sh"
+deb_test=${CHECK_DKMS_DEB:-1}
+if [ "$deb_test" = 1 ]; then
+	# The packages `make deb` built (make check-dkms builds them first).
+	mkdir -p "$share/debs"
+	for p in bpf-arena-dkms libbpfarena0 libbpfarena-dev bpf-arena-tools; do
+		f=$(ls "$top/build/deb/${p}_${version}_"*.deb 2>/dev/null | head -n1)
+		[ -n "$f" ] || { log "no $p .deb in build/deb: run make deb"; exit 1; }
+		cp "$f" "$share/debs/"
+	done
+	if [ "${CHECK_DKMS_K612:-1}" = 1 ]; then
+		# A kernel upgrade to 6.12 (native arena) in the guest: the stock
+		# image and headers, downloaded once into cache/dkms-debs/.
+		# shellcheck disable=SC1091
+		. "$top/cache/kernels.env"
+		kdebs="$top/cache/dkms-debs"; mkdir -p "$kdebs" "$share/k612"
+		for p in "linux-image-$K612" "linux-headers-$K612" "linux-headers-${K612%-amd64}-common" \
+			 "linux-kbuild-${K612%-amd64}"; do
+			f=$(ls "$kdebs/${p}_"*.deb "$top/cache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+			if [ -z "$f" ]; then
+				log "downloading $p"
+				(cd "$kdebs" && apt-get download -qq -o APT::Sandbox::User=root "$p" >/dev/null) ||
+					{ log "apt-get download $p failed"; exit 1; }
+				f=$(ls "$kdebs/${p}_"*.deb | head -n1)
+			fi
+			cp "$f" "$share/k612/"
+		done
+		k612_env=$K612
+	fi
+fi
 quick=${CHECK_DKMS_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	# The resolve_btfids setup.sh built from linux-source-6.1 on this (Debian 12)
 	# host: the guest then skips building it (the slowest part under TCG).
 	install -m 0755 "$top/cache/tools/resolve_btfids-6.1/resolve_btfids" "$share/resolve_btfids"
 fi
-printf 'VERSION=%s\nGROUP=%s\nMODE=%s\nAUTOINSTALL_TEST=%s\nQUICK=%s\n' "$version" "$group" "$mode" \
-	"${CHECK_DKMS_AUTOINSTALL:-1}" "$quick" > "$share/guest.env"
+printf 'VERSION=%s\nGROUP=%s\nMODE=%s\nAUTOINSTALL_TEST=%s\nQUICK=%s\nDEB_TEST=%s\nK612=%s\n' "$version" "$group" "$mode" \
+	"${CHECK_DKMS_AUTOINSTALL:-1}" "$quick" "$deb_test" "${k612_env:-}" > "$share/guest.env"
 
 # 3. Boot it: console on ttyS0, the guest script's output on ttyS1.  The
 #    guest reboots once by itself (QEMU resets and boots the same kernel).
@@ -94,8 +129,9 @@ status=0
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	log "QEMU timed out after ${timeout}s"; status=124; fail=$((fail + 1))
 fi
-if ! grep -aq '^@@CHECK-DKMS-DONE' "$work/out.txt" || [ "$boots" -lt 2 ]; then
-	log "the guest did not finish both boots (boots seen: $boots; qemu rc=$qrc)"
+want_boots=$((2 + deb_test))
+if ! grep -aq '^@@CHECK-DKMS-DONE' "$work/out.txt" || [ "$boots" -lt $want_boots ]; then
+	log "the guest did not finish all $want_boots boots (boots seen: $boots; qemu rc=$qrc)"
 	cat "$work/qemu.stdout" >&2 || true
 	tail -n 40 "$work/console.txt" >&2
 	fail=$((fail + 1))

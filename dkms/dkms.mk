@@ -21,10 +21,13 @@ DKMS_NAME := bpf-arena
 DIST_NAME := $(DKMS_NAME)-$(VERSION)
 DIST_TARBALL := $(BUILD)/dist/$(DIST_NAME).tar.gz
 # Exactly what DKMS builds from: dkms.conf, Kbuild, VERSION, the kernel sources
-# and dkms/build.sh.  jit/ is included when it exists.
+# and dkms/build.sh.  jit/ is included when it exists.  Plus the README and
+# the licences (LICENSE, LICENSES/), copied as they are.
 DIST_FILES = dkms.conf Kbuild VERSION module uapi dkms/build.sh $(notdir $(wildcard $(TOP)/jit))
+DIST_DOCS = README.md LICENSE LICENSES
 DIST_DEPS = $(TOP)/dkms.conf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/dkms/build.sh \
-	$(shell find $(TOP)/module $(TOP)/uapi $(wildcard $(TOP)/jit) -type f 2>/dev/null)
+	$(addprefix $(TOP)/,$(DIST_DOCS)) \
+	$(shell find $(TOP)/module $(TOP)/uapi $(TOP)/LICENSES $(wildcard $(TOP)/jit) -type f 2>/dev/null)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -49,6 +52,7 @@ $(DIST_TARBALL): $(DIST_DEPS)
 	@rm -rf $(BUILD)/dist/$(DIST_NAME) && mkdir -p $(BUILD)/dist/$(DIST_NAME)
 	cd $(TOP) && tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*' --exclude='*.mk' --exclude='*.md' $(DIST_FILES) | tar -x -C $(BUILD)/dist/$(DIST_NAME)
+	cd $(TOP) && cp -r $(DIST_DOCS) $(BUILD)/dist/$(DIST_NAME)/
 	sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' $(BUILD)/dist/$(DIST_NAME)/dkms.conf
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' $(TOP)/dkms.conf || \
 		echo "dist: note: dkms.conf says $$(sed -n 's/^PACKAGE_VERSION=//p' $(TOP)/dkms.conf), VERSION $(VERSION): the tarball has $(VERSION)" >&2
@@ -59,7 +63,7 @@ $(DIST_TARBALL): $(DIST_DEPS)
 	@echo "dist: $@"
 
 install: $(if $(filter yes,$(BPF_ARENA_DKMS)),install-dkms) install-udev install-lib
-	@echo "install: done (module for $(KERNELVER): $(if $(filter yes,$(BPF_ARENA_DKMS)),dkms $(DKMS_NAME)/$(VERSION),skipped); /dev/bpf_arena $(BPF_ARENA_GROUP) $(BPF_ARENA_MODE); library in $(PREFIX))"
+	@echo "install: done (module for $(KERNELVER): $(if $(filter yes,$(BPF_ARENA_DKMS)),$$(if [ -e $(BUILD)/.dkms-excluded ]; then echo "none, excluded: native arena or not x86_64"; else echo "dkms $(DKMS_NAME)/$(VERSION)"; fi),skipped); /dev/bpf_arena $(BPF_ARENA_GROUP) $(BPF_ARENA_MODE); library in $(PREFIX))"
 
 uninstall: uninstall-dkms uninstall-udev uninstall-lib
 
@@ -77,11 +81,20 @@ ifeq ($(DESTDIR),)
 	rm -rf /usr/src/$(DKMS_NAME)-*
 	tar -xzf $(DIST_TARBALL) -C /usr/src
 	$(DKMS) add -m $(DKMS_NAME) -v $(VERSION)
-	$(DKMS) build -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER)
-	$(DKMS) install -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER)
-	@grep -h '^bpf-arena: ' /var/lib/dkms/$(DKMS_NAME)/$(VERSION)/$(KERNELVER)/*/log/make.log 2>/dev/null || true
+	@# dkms exits 77 for a kernel dkms.conf's BUILD_EXCLUSIVE_* leaves out
+	@# (6.9+: BPF arena in tree; not x86_64): no module, and that is right.
+	@rc=0; $(DKMS) build -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) || rc=$$?; \
+	if [ $$rc = 77 ]; then \
+		echo "install: no module for $(KERNELVER): dkms.conf builds only for kernels 6.1-6.8 on x86_64 (6.9+ has BPF arena in tree; libbpfarena uses it)."; \
+		echo "install: $(DKMS_NAME)/$(VERSION) stays added to dkms, so installed kernels of 6.1-6.8 get the module (dkms autoinstall)."; \
+		touch $(BUILD)/.dkms-excluded; \
+	else \
+		rm -f $(BUILD)/.dkms-excluded; [ $$rc = 0 ] || exit $$rc; \
+		$(DKMS) install -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) || exit $$?; \
+		grep -h '^bpf-arena: ' /var/lib/dkms/$(DKMS_NAME)/$(VERSION)/$(KERNELVER)/*/log/make.log 2>/dev/null || true; \
+	fi
 ifeq ($(BPF_ARENA_LOAD),yes)
-	@if [ "$(KERNELVER)" = "$$(uname -r)" ]; then \
+	@if [ "$(KERNELVER)" = "$$(uname -r)" ] && [ ! -e $(BUILD)/.dkms-excluded ]; then \
 		if [ -d /sys/module/bpf_arena ]; then modprobe -r bpf_arena 2>/dev/null || \
 			echo "install: the loaded bpf_arena is in use; the new one loads after a reboot" >&2; fi; \
 		[ -d /sys/module/bpf_arena ] || modprobe bpf_arena; \
@@ -102,8 +115,15 @@ endif
 	printf '%s\n' '# bpf-arena-dkms: access to /dev/bpf_arena (make install BPF_ARENA_GROUP=... BPF_ARENA_MODE=...)' \
 		'KERNEL=="bpf_arena", SUBSYSTEM=="misc", GROUP="$(BPF_ARENA_GROUP)", MODE="$(BPF_ARENA_MODE)"' > $(UDEV_RULE)
 ifeq ($(BPF_ARENA_AUTOLOAD),yes)
-	mkdir -p $(dir $(MODULES_LOAD))
-	printf '%s\n' '# bpf-arena-dkms: load the BPF arena module at boot' bpf_arena > $(MODULES_LOAD)
+	@# No boot-time load where install-dkms found the kernel excluded (6.9+):
+	@# systemd-modules-load would fail at every boot.
+	@if [ -z "$(DESTDIR)" ] && [ -e $(BUILD)/.dkms-excluded ]; then \
+		echo "install: $(MODULES_LOAD) not written: no module for $(KERNELVER)"; rm -f $(MODULES_LOAD); \
+	else \
+		mkdir -p $(dir $(MODULES_LOAD)) && \
+		printf '%s\n' '# bpf-arena-dkms: load the BPF arena module at boot' bpf_arena > $(MODULES_LOAD) && \
+		echo "install: wrote $(MODULES_LOAD)"; \
+	fi
 else
 	rm -f $(MODULES_LOAD)
 endif
@@ -151,5 +171,6 @@ ifeq ($(DESTDIR),)
 	-ldconfig
 endif
 
-check-dkms: dist lib
+# The .debs of `make deb` (packaging/deb.mk) too, unless CHECK_DKMS_DEB=0.
+check-dkms: dist lib $(if $(filter 0,$(CHECK_DKMS_DEB)),,deb)
 	$(TOP)/dkms/check.sh

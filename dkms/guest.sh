@@ -7,11 +7,13 @@
 # loads the module, runs the smoke test; exits 100 to reboot.
 # Boot 2: checks that the module came back by itself, smoke test again, the
 # AUTOINSTALL path (the kernel postinst hook rebuilds it), then dkms remove
-# --all and that nothing is left.  Prints "@@CHECK <name> ok|FAIL@@" per check
+# --all and that nothing is left.  Then (DEB_TEST=1) the .deb path of
+# dkms/guest-deb.sh: apt-get install of the packages, smoke test, reboot;
+# boot 3: after reboot, kernel upgrade rebuild, remove and purge.  Prints "@@CHECK <name> ok|FAIL@@" per check
 # and finally "@@CHECK-DKMS-DONE passed=N failed=M@@".
 set -u
 share=/mnt/share
-. "$share/guest.env"		# VERSION, GROUP, MODE, AUTOINSTALL_TEST, QUICK
+. "$share/guest.env"		# VERSION, GROUP, MODE, AUTOINSTALL_TEST, QUICK, DEB_TEST, K612
 state=/var/lib/bpf-arena-check
 mkdir -p "$state"
 phase=$(cat "$state/phase" 2>/dev/null || echo 1)
@@ -147,6 +149,20 @@ case $phase in
 	check no-module-files test -z "$left"
 	check modinfo-gone sh -c '! modinfo bpf_arena >/dev/null 2>&1'
 	run ls -la /lib/modules/$kver/updates 2>&1
+	if [ "${DEB_TEST:-1}" = 1 ]; then
+		# The .deb path (dkms/guest-deb.sh), on the system the make-install
+		# path has just been removed from.
+		. "$share/guest-deb.sh"
+		deb_install
+		echo 3 > "$state/phase"; save
+		say "rebooting"
+		exit 100
+	fi
+	save
+	;;
+3)
+	. "$share/guest-deb.sh"
+	deb_after_reboot
 	save
 	;;
 esac

@@ -18,6 +18,8 @@
 
 #include <linux/bpf_arena.h>
 
+#include "arena_stats.h"
+
 /* Upstream's guard: 32 KiB below and above, covering the s16 insn offset. */
 #define ARENA_GUARD_SZ		round_up(SZ_64K, PAGE_SIZE << 1)
 #define ARENA_KERN_VM_SZ	(SZ_4G + ARENA_GUARD_SZ)
@@ -70,6 +72,7 @@ struct bpf_arena {
 	atomic64_t user_faults;
 	atomic64_t kern_allocs;
 	atomic64_t kern_frees;
+	struct arena_stats stats;	/* inspection only (arena_stats.h) */
 	/*
 	 * Programs (companion.c): a stock ARRAY map whose value the lowered
 	 * program's placeholders name; created at the first program load and

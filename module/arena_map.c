@@ -88,6 +88,7 @@ int arena_copy_name(char *dst, const char *src, size_t size)
 static void arena_destroy(struct bpf_arena *arena)
 {
 	arena_companion_release(arena);
+	arena_stats_free(&arena->stats);
 	arena_vm_free(arena);
 	arena_mem_free(arena);
 	/* The kernel window is gone: the arena no longer counts. */
@@ -132,6 +133,7 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 	mutex_init(&map->freeze_mutex);
 	spin_lock_init(&map->owner_lock);
 	INIT_LIST_HEAD(&arena->dev_node);
+	arena_stats_init(&arena->stats);
 
 	if (!need_cap) {
 		/* The caps first: nothing large is reserved past them. */

@@ -134,9 +134,12 @@ static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
 	struct bpf_arena *arena = vmf->vma->vm_file->private_data;
 	struct page *page;
 
+	arena_stat_inc(arena, faults);
 	page = arena_fault_page(arena, vmf->pgoff, vmf->address);
-	if (!page)
+	if (!page) {
+		arena_stat_inc(arena, faults_segv);
 		return VM_FAULT_SIGSEGV;
+	}
 	vmf->page = page;
 	return 0;
 }

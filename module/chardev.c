@@ -34,6 +34,7 @@
 
 #include "arena.h"
 #include "chardev.h"
+#include "inspect.h"
 #include "ksyms.h"
 
 /*
@@ -408,6 +409,7 @@ static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
 		arena_free_pages(arena, addr, req.page_cnt);
 		return -EFAULT;
 	}
+	arena_stat_add(arena, alloc_ioctl, req.page_cnt);
 	return 0;
 }
 
@@ -437,6 +439,8 @@ static long ioc_free(struct bpf_arena *arena, void __user *uarg)
 	if (ret)
 		return ret;
 	ret = arena_free_pages(arena, req.addr, req.page_cnt);
+	if (ret > 0)
+		arena_stat_add(arena, free_ioctl, ret);
 	return ret ? ret : -ENOENT;
 }
 
@@ -449,7 +453,10 @@ static long ioc_prefault(struct bpf_arena *arena, void __user *uarg)
 		return ret;
 	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)
 		return -EPERM;	/* only BPF (or the alloc ioctl) allocates those */
-	return arena_prefault(arena, req.addr, req.page_cnt);
+	ret = arena_prefault(arena, req.addr, req.page_cnt);
+	if (ret > 0)
+		arena_stat_add(arena, alloc_prefault, ret);
+	return ret;
 }
 
 static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
@@ -519,6 +526,12 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	case _IOC_NR(BPF_ARENA_IOC_PREFAULT):
 	case _IOC_NR(BPF_ARENA_IOC_STATS):
 		break;
+	case _IOC_NR(BPF_ARENA_IOC_INSPECT):
+	case _IOC_NR(BPF_ARENA_IOC_INSPECT_PAGES):
+	case _IOC_NR(BPF_ARENA_IOC_INSPECT_DUMP):
+		/* Read-only; by map id or on this handle's arena (inspect.c). */
+		arena = handle_get(h, &rights);
+		return arena_inspect_ioctl(cmd, uarg, arena, rights & H_READ);
 	default:
 		return -ENOTTY;
 	}

@@ -167,6 +167,21 @@ bool arena_kern_vm_start_is_live(u64 kern_vm_start)
 	return live;
 }
 
+/* Inspection counter (arena_stats.h); may run in the page-fault fixup path. */
+void notrace arena_stat_fixup(u64 kern_vm_start)
+{
+	struct bpf_arena *arena;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+		if (arena->kern_vm_start == kern_vm_start) {
+			arena_stat_inc(arena, fixups);
+			break;
+		}
+	}
+	rcu_read_unlock();
+}
+
 void arena_companion_release(struct bpf_arena *arena)
 {
 	if (!arena->companion)

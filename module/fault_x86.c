@@ -25,6 +25,7 @@
 #include <asm/extable.h>
 #include <asm/extable_fixup_types.h>
 #include <asm/ptrace.h>
+#include <asm/unaligned.h>
 
 #include "arena.h"
 #include "fault.h"
@@ -166,5 +167,6 @@ const struct exception_table_entry *arena_fault_fixup(unsigned long ip)
 		return NULL;
 	if (len > X86_MAX_INSN || x86_reg_ptregs[reg] == 0xff)
 		return NULL;
+	arena_stat_fixup(get_unaligned((u64 *)(buf + 2)));	/* the movabs imm64 */
 	return &fixups[len][reg];
 }

@@ -55,4 +55,16 @@ static inline struct files_struct *arena_dup_fd(typeof(&dup_fd) fn, struct files
 	return fn(oldf, NULL);
 }
 
+/*
+ * struct btf (kernel/bpf/btf.c:224, private to btf.c) starts with `void
+ * *data`: btf_parse()'s copy of the blob user space loaded, never changed
+ * while a reference is held, whose own header gives its size (btf_check_
+ * sec_info() makes the sections fill it exactly).  The loop pass extends a
+ * program's BTF from it (jit/loops.c, prog_load.c).
+ */
+static inline const void *arena_btf_data(const struct btf *btf)
+{
+	return *(void * const *)btf;
+}
+
 #endif /* BPF_ARENA_KERNEL_COMPAT_H */

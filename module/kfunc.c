@@ -54,6 +54,8 @@ noinline u64 bpf_arena_alloc_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
 		uaddr = (arena->user_vm_start & ~(u64)U32_MAX) + (u32)addr;
 	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, &out))
 		out = 0;
+	else if (out)
+		arena_stat_add(arena, alloc_bpf, page_cnt);
 	bpf_map_put(&arena->map);
 	return out;
 }
@@ -61,10 +63,13 @@ noinline u64 bpf_arena_alloc_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
 noinline void bpf_arena_free_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 ptr, u32 page_cnt)
 {
 	struct bpf_arena *arena = arena_get_by_companion((unsigned long)ref);
+	long nr;
 
 	if (!arena)
 		return;
-	arena_free_pages(arena, ptr, page_cnt);
+	nr = arena_free_pages(arena, ptr, page_cnt);
+	if (nr > 0)
+		arena_stat_add(arena, free_bpf, nr);
 	bpf_map_put(&arena->map);
 }
 

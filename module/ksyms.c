@@ -36,6 +36,7 @@ static const struct {
 	KSYM(init_mm, "init_mm"),
 	KSYM(btf_get_by_fd, "btf_get_by_fd"),
 	KSYM(btf_put, "btf_put"),
+	KSYM(btf_is_kernel, "btf_is_kernel"),
 	KSYM(btf_name_by_offset, "btf_name_by_offset"),
 	KSYM(bpf_jit_enable, "bpf_jit_enable"),
 	KSYM(is_bpf_text_address, "is_bpf_text_address"),

@@ -24,6 +24,7 @@ struct arena_ksyms {
 	struct mm_struct *init_mm;
 	struct btf *(*btf_get_by_fd)(int fd);
 	void (*btf_put)(struct btf *btf);
+	bool (*btf_is_kernel)(const struct btf *btf);
 	const char *(*btf_name_by_offset)(const struct btf *btf, u32 offset);
 	int *bpf_jit_enable;
 	bool (*is_bpf_text_address)(unsigned long addr);

@@ -39,6 +39,8 @@
 #include "kfunc.h"
 #include "ksyms.h"
 #include "lower.h"
+#include "loops.h"
+#include "btf_load.h"
 #include "fd_snapshot.h"
 #include "prog_ctx.h"
 #include "prog_load.h"
@@ -373,6 +375,82 @@ static void copy_rec_sizes_back(union bpf_attr __user *uattr, const union bpf_at
 	put_user(kattr->core_relo_rec_size, &uattr->core_relo_rec_size);
 }
 
+static const void *u64_to_ptr(u64 v)
+{
+	return (const void *)(unsigned long)v;
+}
+
+static const struct bpfa_loops_env loops_free_env = {
+	.zalloc = lower_zalloc,
+	.free = lower_free,
+};
+
+/*
+ * may_goto loops (can_loop, cond_break) are outlined after the lowering
+ * (jit/loops.c, docs/LOOPS.md) into global functions the pass describes in
+ * BTF it generates; that BTF is loaded here, inside the fd snapshot.  kattr
+ * then names the pass's instructions, BTF and func_info (kernel memory).
+ */
+static int apply_loops(struct prog_load *pl, const struct bpfa_lower_result *res,
+		       union bpf_attr *kattr, struct bpfa_loops_result *lres)
+{
+	struct bpfa_loops_env env = loops_free_env;
+	struct btf *btf = NULL;
+	struct btf_header h;
+	int fd, ret;
+
+	env.new_idx = res->new_idx;
+	env.old_len = pl->len;
+	env.has_btf = kattr->func_info_cnt || kattr->line_info_cnt || kattr->core_relo_cnt;
+	if (kattr->core_relo_cnt) {
+		prog_log(&pl->attr,
+			 "bpf_arena: may_goto (can_loop/cond_break) with CO-RE relocations is not supported on this kernel yet\n");
+		return -EINVAL;
+	}
+	if (env.has_btf) {
+		/* Inside the snapshot: the fd names what the verifier would use. */
+		btf = ksyms.btf_get_by_fd(kattr->prog_btf_fd);
+		if (IS_ERR(btf))
+			return PTR_ERR(btf);
+		if (ksyms.btf_is_kernel(btf)) {
+			ksyms.btf_put(btf);
+			return -EACCES;		/* the verifier's answer */
+		}
+		memcpy(&h, arena_btf_data(btf), sizeof(h));
+		env.btf = arena_btf_data(btf);
+		env.btf_size = h.hdr_len + h.type_len + h.str_len;
+		env.func_info = u64_to_ptr(kattr->func_info);
+		env.func_info_cnt = kattr->func_info_cnt;
+		env.func_info_rec_size = kattr->func_info_rec_size;
+		env.line_info = u64_to_ptr(kattr->line_info);
+		env.line_info_cnt = kattr->line_info_cnt;
+		env.line_info_rec_size = kattr->line_info_rec_size;
+	}
+	ret = bpfa_loops(&env, res->insns, res->len, lres);
+	if (btf)
+		ksyms.btf_put(btf);
+	if (ret) {
+		prog_log(&pl->attr, lres->msg);
+		return ret;
+	}
+	fd = arena_btf_load_generated(lres->btf, lres->btf_size);
+	if (fd < 0) {
+		prog_log(&pl->attr, "bpf_arena: the BTF generated for may_goto loops was refused\n");
+		bpfa_loops_free(&env, lres);
+		return fd;
+	}
+	kattr->insns = (u64)(unsigned long)lres->insns;
+	kattr->insn_cnt = lres->len;
+	kattr->prog_btf_fd = fd;
+	kattr->func_info = (u64)(unsigned long)lres->func_info;
+	kattr->func_info_rec_size = sizeof(struct bpf_func_info);
+	kattr->func_info_cnt = lres->func_info_cnt;
+	kattr->line_info = (u64)(unsigned long)lres->line_info;
+	kattr->line_info_rec_size = sizeof(struct bpf_line_info);
+	kattr->line_info_cnt = lres->line_info_cnt;
+	return 0;
+}
+
 /*
  * After the load, inside the snapshot: the new program's file, if it is the
  * program the hooks raised and published with its arena.  The select_runtime
@@ -416,6 +494,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	};
 	void *kfinfo = NULL, *klinfo = NULL, *krelos = NULL;
 	struct file *file = ERR_PTR(-ENOMEM);
+	struct bpfa_loops_result *lres = NULL;
 	struct bpfa_lower_result *res;
 	struct arena_load_ctx ctx;
 	union bpf_attr kattr;
@@ -487,6 +566,10 @@ lower:
 			ret = -EINVAL;
 		}
 	}
+	if (!ret && bpfa_loops_needed(res->insns, res->len)) {
+		lres = kzalloc(sizeof(*lres), GFP_KERNEL);
+		ret = lres ? apply_loops(pl, res, &kattr, lres) : -ENOMEM;
+	}
 	if (ret)
 		goto out_infos;
 
@@ -516,6 +599,10 @@ lower:
 	}
 
 out_infos:
+	if (lres) {
+		bpfa_loops_free(&loops_free_env, lres);
+		kfree(lres);
+	}
 	kvfree(krelos);
 	kvfree(klinfo);
 	kvfree(kfinfo);

@@ -57,8 +57,21 @@ fuzz() {
 	fi
 }
 
+# make deb: the four packages build, lintian has no error or warning.
+debs() {
+	if make -s deb; then
+		echo "ok 1 deb_builds_lintian_clean"; echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
+	else
+		echo "not ok 1 deb_builds_lintian_clean"; echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"; return 1
+	fi
+}
+
 step style style
+step deb debs
+step dkms-excluded tests/dkms/install-excluded.sh
 step fuzz fuzz
+# The loop pass in user space (tests/loops/, docs/LOOPS.md), plain and ASan/UBSan.
+step loops-unit make -s loops-unit
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite

@@ -123,4 +123,8 @@ for k in "$K61" "$K612"; do
 	fi
 	touch "$kb/.done"
 done
+# make deb's tools (debhelper, dh-dkms, lintian): packaging/setup.sh, when one is missing.
+if [ -x "$top/packaging/setup.sh" ] && ! { command -v dh && command -v dh_dkms && command -v lintian; } >/dev/null; then
+	"$top/packaging/setup.sh"
+fi
 log "ready: 6.1=$K61 6.12=$K612"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * bpf_arena.h: BPF arena (BPF_MAP_TYPE_ARENA) for BPF programs, on kernels
  * with a native arena (6.9+) and on older kernels running the bpf_arena
@@ -6,6 +6,9 @@
  * (tools/testing/selftests/bpf/bpf_arena_common.h, bpf_experimental.h,
  * bpf_arena_alloc.h, bpf_arena_list.h) so that upstream-style programs port
  * with few changes; every difference is marked "Differs from upstream".
+ * The parts that follow upstream: Copyright (c) 2024 Meta Platforms, Inc. and
+ * affiliates, GPL-2.0-only OR BSD-2-Clause upstream, used here under
+ * BSD-2-Clause (see LICENSE).
  *
  * Include it after <linux/bpf.h> (or vmlinux.h) and <bpf/bpf_helpers.h>.
  * The same source builds two ways:

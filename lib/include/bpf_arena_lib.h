@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libbpfarena: BPF arenas (BPF_MAP_TYPE_ARENA, Linux 6.9+) from user space,
  * on kernels with a native arena and on older kernels running the bpf_arena

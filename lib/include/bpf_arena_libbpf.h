@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libbpfarena with libbpf: load BPF objects that use an arena with a libbpf
  * that does not know BPF_MAP_TYPE_ARENA (Debian 12's libbpf 1.1; arena

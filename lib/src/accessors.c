@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Accessors of struct bpf_arena. */
 #include <sys/ioctl.h>
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * bpf_arena_object_*(): arenas for libbpf objects, for a libbpf (1.1) that
  * cannot create BPF_MAP_TYPE_ARENA maps itself.  Only libbpf's public API is

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bpf_arena_create(): BPF_MAP_CREATE of type 33, then mmap of the map fd. */
 #include <sys/mman.h>
 

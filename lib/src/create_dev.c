@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bpf_arena_create_dev(): /dev/bpf_arena, BPF_ARENA_IOC_CONFIGURE, mmap. */
 #include <sys/ioctl.h>
 

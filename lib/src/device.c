@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* /dev/bpf_arena handles: opening, and attaching one to a bpf()-created arena. */
 #include <fcntl.h>
 #include <sys/ioctl.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Error texts: strerror, and the likely cause of a failed arena creation. */
 #include <stdio.h>
 #include <string.h>

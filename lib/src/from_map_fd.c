@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bpf_arena_from_map_fd(), bpf_arena_from_map_fd_at(): wrap an existing arena map. */
 #include <fcntl.h>
 #include <sys/ioctl.h>

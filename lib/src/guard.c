@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Guarded copies: bpf_arena_read()/bpf_arena_write() return -EFAULT instead
  * of crashing when they hit an unallocated page of a BPF_F_SEGV_ON_FAULT

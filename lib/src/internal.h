@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* libbpfarena internals shared by the files in lib/src; not installed. */
 #ifndef BPF_ARENA_LIB_INTERNAL_H
 #define BPF_ARENA_LIB_INTERNAL_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Validation of struct bpf_arena_create_opts (libbpf's OPTS rules). */
 #include "internal.h"
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* Does the running kernel implement BPF arena itself?  See the header. */
 #include <fcntl.h>
 #include <stdio.h>

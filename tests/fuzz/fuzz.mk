@@ -9,11 +9,12 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/lower_fuzz
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
 FUZZ_CORPUS := $(FUZZ_DIR)/corpus
-FUZZ_JIT := $(TOP)/jit/lower.c $(TOP)/jit/raise.c
+FUZZ_JIT := $(TOP)/jit/lower.c $(TOP)/jit/raise.c $(TOP)/jit/loops.c
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -I$(TOP)/jit
 # Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).
-FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c)
+FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c \
+	$(TOP)/tests/arena_loops_test.c)
 FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o)
 
 .PHONY: fuzz-build fuzz fuzz-seeds

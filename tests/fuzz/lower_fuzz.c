@@ -6,7 +6,7 @@
  * trailing partial instruction is ignored).
  *   env[0]      flags: bit0 no_user_conv, bit1 sleepable, bit2 classifier lies
  *               (returns ARENA_MAP for MAP_VALUE ld_imm64 and vice versa),
- *               bit3 also raise the raw input
+ *               bit3 also raise the raw input, bit4 the loop pass sees BTF
  *   env[1]      the arena map's fd (an ld_imm64 whose imm equals it names the arena)
  *   env[2]      the companion fd (the lowering's MAP_VALUE imm)
  *   env[3]      BTF id of bpf_arena_alloc_pages, env[4] of bpf_arena_free_pages
@@ -24,7 +24,12 @@
  *  - raise(lower(p)) (after the verifier's ld_imm64 conversion) returns 0 or -EINVAL
  *    with a message; on 0 it raised at least res.placeholders forms; on -EINVAL it
  *    changed nothing;
- *  - a second raise raises 0 and changes nothing (idempotent).
+ *  - a second raise raises 0 and changes nothing (idempotent);
+ *  - when the lowered program has may_goto, the loop pass (jit/loops.c) returns 0 or
+ *    -EINVAL/-E2BIG/-ENOMEM with a message and nothing allocated; on 0 no may_goto
+ *    is left, every jump/call/callback target is in range and not the second half
+ *    of an ld_imm64, func_info starts at 0, is increasing and names insns, the BTF
+ *    has a header, and the raise of its output keeps the raise invariants above.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +38,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "loops.h"
 #include "raise.h"
 
 #define ENV_BYTES	10
@@ -213,6 +219,71 @@ static void check_raise(const struct bpfa_raise_env *renv, struct bpf_insn *p, u
 	free(copy);
 }
 
+/* Jump, call and callback targets of p[0..n) are in range and not ld_imm64 halves. */
+static void check_targets(const struct bpf_insn *p, uint32_t n)
+{
+	uint8_t *second = calloc(n ? n : 1, 1);
+	uint32_t i;
+
+	CHECK(mark_second(p, n, second), "output ends inside an ld_imm64");
+	for (i = 0; i < n; i++) {
+		int64_t t = -1;
+
+		if (second[i])
+			continue;
+		if (is_ld64(&p[i]) && p[i].src_reg == BPF_PSEUDO_FUNC)
+			t = (int64_t)i + 1 + p[i].imm;
+		else if (p[i].code == (BPF_JMP | BPF_CALL) && p[i].src_reg == BPF_PSEUDO_CALL)
+			t = (int64_t)i + 1 + p[i].imm;
+		else if (bpfa_is_jump(&p[i]))
+			t = (int64_t)i + 1 + bpfa_jump_disp(&p[i]);
+		else
+			continue;
+		CHECK(t >= 0 && t < n && !second[t], "insn %u targets %lld", i, (long long)t);
+	}
+	free(second);
+}
+
+/* The loop pass on a lowered program with may_goto (jit/loops.c). */
+static void check_loops(const struct bpfa_lower_result *res, uint32_t in_len,
+			const struct fenv *fe, const struct bpfa_raise_env *renv)
+{
+	struct bpfa_loops_env lenv = {
+		.zalloc = f_zalloc, .free = f_free,
+		.new_idx = res->new_idx, .old_len = in_len,
+		.has_btf = fe->flags & 16,
+	};
+	struct bpfa_loops_result lr;
+	uint32_t k;
+	int err;
+
+	err = bpfa_loops(&lenv, res->insns, res->len, &lr);
+	if (getenv("LOWER_FUZZ_VERBOSE"))
+		fprintf(stderr, "loops: %d len %u loops %u %s", err, lr.len, lr.loops,
+			err ? lr.msg : "\n");
+	CHECK(err == 0 || err == -EINVAL || err == -E2BIG || err == -ENOMEM, "loops returned %d",
+	      err);
+	if (err) {
+		CHECK(!lr.insns && !lr.btf && !lr.func_info, "failed loop pass left buffers");
+		CHECK(!strncmp(lr.msg, "bpf_arena: insn ", 16), "loops error without message: '%s'",
+		      lr.msg);
+		CHECK(lr.err_insn < in_len, "loops error names insn %u of %u", lr.err_insn, in_len);
+		return;
+	}
+	CHECK(!bpfa_loops_needed(lr.insns, lr.len), "may_goto left after the loop pass");
+	check_targets(lr.insns, lr.len);
+	CHECK(lr.func_info_cnt >= 1 + 2 * lr.loops && lr.func_info[0].insn_off == 0,
+	      "func_info %u for %u loops", lr.func_info_cnt, lr.loops);
+	for (k = 1; k < lr.func_info_cnt; k++)
+		CHECK(lr.func_info[k].insn_off > lr.func_info[k - 1].insn_off &&
+		      lr.func_info[k].insn_off < lr.len, "func_info[%u] at %u", k,
+		      lr.func_info[k].insn_off);
+	CHECK(lr.btf_size > 24 && *(uint16_t *)lr.btf == 0xeB9F, "generated BTF header");
+	verifier_convert(lr.insns, lr.len, fe);
+	check_raise(renv, lr.insns, lr.len, res->placeholders);
+	bpfa_loops_free(&lenv, &lr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bpfa_raise_env renv = {
@@ -276,6 +347,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      "message not newline-terminated");
 	} else {
 		check_lowered(&res, n, names_hidden_reg(in, n));
+		if (bpfa_loops_needed(res.insns, res.len))
+			check_loops(&res, n, &fe, &renv);
 		verifier_convert(res.insns, res.len, &fe);
 		check_raise(&renv, res.insns, res.len, res.placeholders);
 		free(res.insns);

@@ -28,6 +28,8 @@
  *   a writer for good: BPF_MAP_FREEZE fails with EBUSY after it (as a
  *   writable mmap of an arena map fd on 6.9+).
  * - GET_INFO and STATS need no right (as BPF_OBJ_GET_INFO_BY_FD).
+ * - INSPECT, INSPECT_PAGES and INSPECT_DUMP (read-only, for the bpf-arena
+ *   tool): see "Inspection" below.
  *
  * Limits on arenas created through the device (not on BPF_MAP_CREATE ones,
  * which need CAP_BPF):
@@ -159,6 +161,101 @@ struct bpf_arena_stats {
 	__u64 mapped_vmas;	/* user mappings now */
 };
 
+/*
+ * Inspection (the bpf-arena tool): read-only views of an arena, named by its
+ * bpf map id, or by map_id 0 for the arena of this handle.  A read-only open
+ * of the device is enough; none of these changes anything (no page is
+ * allocated, a dump of an unallocated page reads zeroes).
+ * Access (docs/SECURITY.md):
+ * - by map id: CAP_SYS_ADMIN (EPERM otherwise), as BPF_MAP_GET_NEXT_ID and
+ *   BPF_MAP_GET_FD_BY_ID, which would give the same caller a read-write fd
+ *   (and so the memory, by mmap) of any map; the LSM's bpf_map hook is asked
+ *   for read access, as for such an fd.  An id that is not an arena: ENOENT.
+ * - map_id 0: the handle's arena (ENXIO if none); INSPECT needs no right (as
+ *   GET_INFO/STATS), INSPECT_PAGES and INSPECT_DUMP need the read right
+ *   (EACCES), which lets the caller mmap and read the pages anyway.
+ */
+#define BPF_ARENA_INSPECT_ORIGIN_BPF	0	/* created by bpf(BPF_MAP_CREATE) */
+#define BPF_ARENA_INSPECT_ORIGIN_DEV	1	/* created through /dev/bpf_arena */
+
+/* BPF_ARENA_IOC_INSPECT: what the arena is and its counters since creation. */
+struct bpf_arena_inspect {
+	__u32 size;
+	__u32 map_id;		/* in */
+	__u32 map_flags;
+	__u32 max_entries;
+	__u64 map_extra;
+	__u64 user_vm_start;	/* 0 until fixed by map_extra or the first mmap */
+	__u64 user_vm_end;
+	char name[16];
+	__u32 origin;		/* BPF_ARENA_INSPECT_ORIGIN_* */
+	__u32 frozen;
+	/* The creating process: its tgid in the caller's pid namespace (0 if not
+	 * visible there, or gone), its euid in the caller's user namespace
+	 * (65534 if unmapped), its comm at creation. */
+	__u32 creator_pid;
+	__u32 creator_uid;
+	char creator_comm[16];
+	__u64 vm_ino;		/* inode of "[bpf_arena]" in /proc/PID/maps */
+	__u64 memcg_id;		/* cgroup id of the memory cgroup charged; 0: none */
+	__u64 mapped_vmas;	/* user mappings now */
+	__u64 pages;		/* pages allocated now */
+	__u64 pages_reserved;	/* held by the allocator with no page behind (see below) */
+	/* Pages allocated and freed since creation, by origin. */
+	__u64 alloc_bpf;	/* bpf_arena_alloc_pages() */
+	__u64 alloc_fault;	/* user page faults */
+	__u64 alloc_ioctl;	/* BPF_ARENA_IOC_ALLOC_PAGES */
+	__u64 alloc_prefault;	/* BPF_ARENA_IOC_PREFAULT */
+	__u64 free_bpf;		/* bpf_arena_free_pages() */
+	__u64 free_ioctl;	/* BPF_ARENA_IOC_FREE_PAGES */
+	__u64 freed;		/* all frees */
+	__u64 user_faults;	/* user page faults handled (allocating or not) */
+	__u64 user_faults_segv;	/* of which answered SIGSEGV */
+	__u64 fixups;		/* faulting BPF accesses fixed up (load 0, store skipped) */
+};
+
+/*
+ * BPF_ARENA_IOC_INSPECT_PAGES: one byte per page, from page first (counted
+ * from user_vm_start), for at most cnt pages of the user range.  Out: cnt =
+ * pages written, total = pages in the user range (0 before it is fixed).
+ * A reserved page is held by the allocator with nothing mapped: only seen
+ * while an allocation is in flight.
+ */
+#define BPF_ARENA_PAGE_FREE		0
+#define BPF_ARENA_PAGE_ALLOCATED	1
+#define BPF_ARENA_PAGE_RESERVED		2
+
+struct bpf_arena_inspect_pages {
+	__u32 size;
+	__u32 map_id;		/* in */
+	__u64 first;		/* in */
+	__u64 buf;		/* in: user pointer to cnt bytes */
+	__u32 cnt;		/* in/out */
+	__u32 flags;		/* must be 0 */
+	__u64 total;		/* out */
+};
+
+/*
+ * BPF_ARENA_IOC_INSPECT_DUMP: copies len bytes of the arena from user
+ * address addr (inside the user range; the range spans at most
+ * BPF_ARENA_INSPECT_DUMP_MAX_PAGES pages) to buf.  Bytes of unallocated
+ * pages read as zero and allocate nothing; out: present bit i is set when
+ * the i-th page spanned was allocated when it was read.  Errors: EINVAL
+ * (len 0, flags), E2BIG (too many pages), ERANGE (outside the range), ENXIO
+ * (no user range yet).
+ */
+#define BPF_ARENA_INSPECT_DUMP_MAX_PAGES	64
+
+struct bpf_arena_inspect_dump {
+	__u32 size;
+	__u32 map_id;		/* in */
+	__u64 addr;		/* in */
+	__u64 buf;		/* in: user pointer to len bytes */
+	__u32 len;		/* in */
+	__u32 flags;		/* must be 0 */
+	__u64 present;		/* out */
+};
+
 #define BPF_ARENA_IOC_MAGIC		0xBA
 #define BPF_ARENA_IOC_CONFIGURE		_IOW(BPF_ARENA_IOC_MAGIC, 1, struct bpf_arena_config)
 #define BPF_ARENA_IOC_GET_INFO		_IOWR(BPF_ARENA_IOC_MAGIC, 2, struct bpf_arena_info)
@@ -168,5 +265,9 @@ struct bpf_arena_stats {
 #define BPF_ARENA_IOC_FREE_PAGES	_IOW(BPF_ARENA_IOC_MAGIC, 6, struct bpf_arena_range)
 #define BPF_ARENA_IOC_PREFAULT		_IOW(BPF_ARENA_IOC_MAGIC, 7, struct bpf_arena_range)
 #define BPF_ARENA_IOC_STATS		_IOWR(BPF_ARENA_IOC_MAGIC, 8, struct bpf_arena_stats)
+/* Inspection: numbers from 0x40, away from the handle's own commands. */
+#define BPF_ARENA_IOC_INSPECT		_IOWR(BPF_ARENA_IOC_MAGIC, 0x40, struct bpf_arena_inspect)
+#define BPF_ARENA_IOC_INSPECT_PAGES	_IOWR(BPF_ARENA_IOC_MAGIC, 0x41, struct bpf_arena_inspect_pages)
+#define BPF_ARENA_IOC_INSPECT_DUMP	_IOWR(BPF_ARENA_IOC_MAGIC, 0x42, struct bpf_arena_inspect_dump)
 
 #endif /* _UAPI_LINUX_BPF_ARENA_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpf-arena-dkms: the LOOP pass (docs/LOOPS.md), run on a LOWERED program.
+ *
+ * Upstream's modern loops (may_goto: can_loop / cond_break; open-coded
+ * iterators: bpf_for / bpf_repeat) do not exist on 6.1.  bpfa_loops_precheck()
+ * refuses, on the ORIGINAL program, what the pass does not handle with a
+ * message naming the construct.  bpfa_loops() outlines each may_goto loop of
+ * the lowered program into a GLOBAL function driven by bpf_loop() (the design
+ * and its safety argument: docs/LOOPS.md) and builds the BTF and func_info
+ * the stock verifier needs for it.  Plain C like lower.c: no libc beyond
+ * memset/memcpy/snprintf, no allocation but through env.
+ */
+#ifndef BPFA_LOOPS_H
+#define BPFA_LOOPS_H
+
+#include "bpfa_insn.h"
+
+/* may_goto: BPF_JMP | BPF_JCOND (0xe0, 6.9+), src_reg BPF_MAY_GOTO (0). */
+#define BPFA_JCOND		0xe0
+#define BPFA_MAY_GOTO_CODE	(BPF_JMP | BPFA_JCOND | BPF_K)
+/* libbpf's call to an unresolved __weak kfunc: helper POISON_CALL_KFUNC_BASE + extern. */
+#define BPFA_POISON_KFUNC_BASE	2002000000
+#define BPFA_POISON_KFUNC_SPAN	65536
+/* bpf_loop()'s and upstream may_goto's bound (BPF_MAX_LOOPS). */
+#define BPFA_MAX_LOOPS		(1u << 23)
+/* The pass's own size limit (per-instruction state is kept). */
+#define BPFA_LOOPS_MAX_INSNS	65536
+#define BPFA_LOOPS_MSG_LEN	224
+#define BPFA_LOOPS_MAX_OUT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
+
+static inline bool bpfa_is_may_goto(const struct bpf_insn *insn)
+{
+	return insn->code == BPFA_MAY_GOTO_CODE;
+}
+
+/* Does this (lowered or original) program contain may_goto?  Cheap scan. */
+bool bpfa_loops_needed(const struct bpf_insn *insns, __u32 len);
+
+struct bpfa_loops_env {
+	void *ctx;
+	void *(*zalloc)(void *ctx, size_t size);	/* zeroed memory or NULL */
+	void (*free)(void *ctx, void *p);
+	/* The lowering's old -> new map (old_len + 1 entries), to name original insns. */
+	const __u32 *new_idx;
+	__u32 old_len;
+	/*
+	 * The program's BTF, when it came with func_info/line_info (has_btf): the
+	 * loaded blob (validated by the kernel, read-only), its func_info and
+	 * line_info records already moved to the lowered program (rec_size
+	 * strides).  has_btf without btf: refused.
+	 */
+	bool has_btf;
+	const void *btf;
+	__u32 btf_size;
+	const void *func_info;
+	__u32 func_info_cnt, func_info_rec_size;
+	const void *line_info;
+	__u32 line_info_cnt, line_info_rec_size;
+};
+
+struct bpfa_loops_result {
+	struct bpf_insn *insns;		/* env->zalloc'ed */
+	__u32 len;
+	void *btf;			/* generated BTF blob (env->zalloc'ed) */
+	__u32 btf_size;
+	struct bpf_func_info *func_info;	/* one per subprogram, env->zalloc'ed */
+	__u32 func_info_cnt;
+	struct bpf_line_info *line_info;	/* env->zalloc'ed, NULL if the input had none */
+	__u32 line_info_cnt;
+	__u32 loops;			/* loops outlined */
+	__u32 err_insn;			/* ORIGINAL index of the error */
+	char msg[BPFA_LOOPS_MSG_LEN];	/* "bpf_arena: insn N: ...\n" on error */
+};
+
+/*
+ * On the original program: refuses iterator kfunc calls (named by the
+ * classifier or poisoned by libbpf).  0 or -EINVAL with res->msg.
+ * is_iter_kfunc may be NULL.
+ */
+int bpfa_loops_precheck(const struct bpf_insn *insns, __u32 len,
+			bool (*is_iter_kfunc)(void *ctx, const struct bpf_insn *insn), void *ctx,
+			struct bpfa_loops_result *res);
+
+/*
+ * Outlines the may_goto loops of the lowered program insns[0..len).
+ * Returns 0 with res->insns/len/btf/func_info set (caller frees each with
+ * env->free), or -EINVAL / -E2BIG / -ENOMEM with res->msg set and nothing to
+ * free.  Call only when bpfa_loops_needed().
+ */
+int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
+	       struct bpfa_loops_result *res);
+
+/* Frees what a successful bpfa_loops() returned. */
+void bpfa_loops_free(const struct bpfa_loops_env *env, struct bpfa_loops_result *res);
+
+#endif /* BPFA_LOOPS_H */

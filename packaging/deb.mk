@@ -1,0 +1,70 @@
+# Debian packages, included by the top-level Makefile.
+#
+#   make deb         build/deb/*.deb (bpf-arena-dkms, libbpfarena0,
+#                    libbpfarena-dev, bpf-arena-tools) with dpkg-buildpackage
+#                    (debhelper, dh-dkms from bookworm), then lintian
+#   make deb-lint    lintian on the last build (fails on warnings and errors)
+#
+# debian/rules builds through the two goals below, which need no `make setup`
+# (no kernels, no cache/): the top Makefile lists them in NO_SETUP_GOALS.
+#   make pkg-build                 the library and every $(TOOLS_BINS)
+#   make pkg-install DESTDIR=...   stages them, and the DKMS source tree
+#
+# The tools package installs every binary in TOOLS_BINS into /usr/bin; each
+# tool's own .mk adds its binary (recursively expanded: DEMO_BIN is defined
+# after this file is read, hence the second expansion below), and its manual
+# page to TOOLS_MANS (lintian wants one per binary).
+TOOLS_BINS += $(DEMO_BIN)
+# Their manual pages (section 1), installed into /usr/share/man/man1.
+TOOLS_MANS += $(TOP)/packaging/bpf-arena-demo.1
+
+DEB_DIR := $(BUILD)/deb
+DEB_SRC := $(DEB_DIR)/src/bpf-arena-dkms-$(VERSION)
+LIBDIR_NAME ?= lib
+PKG_LIBDIR = $(DESTDIR)$(PREFIX)/$(LIBDIR_NAME)
+
+.PHONY: deb deb-lint pkg-build pkg-install
+.SECONDEXPANSION:
+
+pkg-build: lib $$(TOOLS_BINS)
+
+# The library (as install-lib, with a multiarch LIBDIR_NAME), the tools, and
+# the DKMS tree exactly as in `make dist` (README and licences included).
+pkg-install: pkg-build $(DIST_TARBALL)
+	install -d $(PKG_LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/usr/src
+	install -m 0644 $(LIB_A) $(PKG_LIBDIR)/libbpfarena.a
+	install -m 0644 $(LIB_SO) $(PKG_LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(PKG_LIBDIR)/libbpfarena.so
+	install -m 0644 $(wildcard $(TOP)/lib/include/*.h) $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 $(TOP)/uapi/linux/bpf_arena.h $(DESTDIR)$(PREFIX)/include/linux/bpf_arena.h
+	sed -e 's|@VERSION@|$(VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' \
+		-e 's|^libdir=.*|libdir=$${prefix}/$(LIBDIR_NAME)|' \
+		$(TOP)/lib/libbpfarena.pc.in > $(PKG_LIBDIR)/pkgconfig/libbpfarena.pc
+	install -m 0755 $(TOOLS_BINS) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(strip $(TOOLS_MANS)),install -d $(DESTDIR)$(PREFIX)/share/man/man1 && install -m 0644 $(TOOLS_MANS) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	tar -xzf $(DIST_TARBALL) -C $(DESTDIR)/usr/src
+
+# The package is built from a copy of the checkout's files (tracked and
+# untracked-but-not-ignored, so uncommitted work is packaged as it is): no
+# build/, cache/ or .git, and dpkg-buildpackage writes into build/deb/src/.
+deb:
+	@for t in dpkg-buildpackage dh dh_dkms lintian; do command -v $$t >/dev/null || \
+		{ echo "deb: $$t is missing: run make setup (packaging/setup.sh)" >&2; exit 1; }; done
+	@v=$$(dpkg-parsechangelog -l $(TOP)/debian/changelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "deb: debian/changelog is at $$v but VERSION is $(VERSION): add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	cd $(TOP) && git ls-files -co --exclude-standard -z | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		tar --null -T - -c | tar -x -C $(DEB_SRC)
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -us -uc -j$$(nproc) > $(DEB_DIR)/build.log 2>&1 || \
+		{ tail -n 40 $(DEB_DIR)/build.log >&2; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
+	mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.changes $(DEB_DIR)/src/*.buildinfo $(DEB_DIR)/src/*.dsc $(DEB_DIR)/src/*.tar.* $(DEB_DIR)/
+	@$(MAKE) -s deb-lint
+	@ls -1 $(DEB_DIR)/*.deb
+
+deb-lint:
+	@lintian --fail-on error,warning --display-info --show-overrides \
+		$(DEB_DIR)/bpf-arena-dkms_$(VERSION)_$$(dpkg --print-architecture).changes > $(DEB_DIR)/lintian.txt 2>&1; \
+		rc=$$?; cat $(DEB_DIR)/lintian.txt; [ $$rc = 0 ] || echo "deb: lintian failed (exit $$rc)" >&2; exit $$rc
+	@echo "deb: lintian: $$(grep -c '^[EW]: ' $(DEB_DIR)/lintian.txt || true) errors/warnings, $$(grep -c '^I: ' $(DEB_DIR)/lintian.txt || true) infos, $$(grep -c '^O: ' $(DEB_DIR)/lintian.txt || true) overridden"

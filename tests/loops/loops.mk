@@ -1,0 +1,39 @@
+# tests/loops/loops.mk: the loop pass (jit/loops.c, docs/LOOPS.md).  Included by
+# the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
+#   make loops-unit      host unit tests of the pass (plain, then ASan/UBSan)
+# tests/arena_loops_test.c (the VM test) is built by the generic tests rule.
+LOOPS_SRCS := $(TOP)/jit/loops.c
+LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/jit/*.h) $(wildcard $(TOP)/tests/loops/*.h)
+LOOPS_UNIT := $(BUILD)/host/loops_unit_test
+LOOPS_UNIT_SAN := $(BUILD)/host/loops_unit_test_san
+
+$(LOOPS_UNIT): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
+
+$(LOOPS_UNIT_SAN): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
+
+.PHONY: loops-unit
+loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN)
+	$(LOOPS_UNIT)
+	$(LOOPS_UNIT_SAN)
+
+# A clang-19 can_loop program loaded by libbpf >= 1.4 (tests/libbpf-new/libbpf-new.mk
+# provides LIBBPF_NEW_A / LIBBPF_NEW_INC).  This explicit rule overrides the generic
+# $(BUILD)/tests/% rule, which links the system libbpf 1.1.
+LOOPS_OUT := $(BUILD)/tests/loops
+LOOPS_BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Werror -I$(LIBBPF_NEW_INC) \
+	-I/usr/include/$(shell $(CC) -dumpmachine)
+
+$(LOOPS_OUT)/can_loop_walk.bpf.o: $(TOP)/tests/loops/can_loop_walk.bpf.c | $(LIBBPF_NEW_A)
+	@mkdir -p $(dir $@)
+	clang-19 $(LOOPS_BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/arena_loops_clang_test: $(TOP)/tests/arena_loops_clang_test.c \
+		$(LOOPS_OUT)/can_loop_walk.bpf.o $(LIBBPF_NEW_A) $(wildcard $(TOP)/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DLOOPS_OBJ='"$(LOOPS_OUT)/can_loop_walk.bpf.o"' \
+		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of jit/loops.c (docs/LOOPS.md).  Each program is run before the
+ * pass (may_goto with upstream's per-frame budget of 8M) and after it
+ * (bpf_loop + the outlined global body) by tests/loops/bpf_interp.h, and the
+ * two results must agree; the refusals are checked by message; random
+ * mutations of the programs must never crash the pass.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "kselftest_harness.h"
+
+#include <linux/btf.h>
+
+#include "loops.h"
+#include "bpf_interp.h"
+
+#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+					   .off = (o), .imm = (i) })
+#define MOV_K(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV_X(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ADD_K(d, i)		I(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define ADD_X(d, s)		I(BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0)
+#define LDX(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define STX(d, s, o)		I(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define JK(op, d, i, o)		I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define JX(op, d, s, o)		I(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define MAY_GOTO(o)		I(BPF_JMP | 0xe0 | BPF_K, 0, 0, o, 0)
+#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define PCALL(rel)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel)
+#define LD_VALUE(d, fd)		I(BPF_LD | BPF_IMM | BPF_DW, d, BPF_PSEUDO_MAP_VALUE, 0, fd), \
+				I(0, 0, 0, 0, 0)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static long live_allocs;
+
+static void *t_zalloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	live_allocs++;
+	return calloc(1, size);
+}
+
+static void t_free(void *ctx, void *p)
+{
+	(void)ctx;
+	live_allocs--;
+	free(p);
+}
+
+static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
+
+/* Runs p before and after the pass on ctx copies; both r0 and ctx must agree. */
+#define SAME_RESULT(p, ctx_init, nctx)						\
+	({									\
+		uint64_t __c1[nctx], __c2[nctx], __r1, __r2;			\
+		struct bpfa_loops_result __res;					\
+		struct bi __vm = { 0 };						\
+		memcpy(__c1, ctx_init, sizeof(__c1));				\
+		memcpy(__c2, ctx_init, sizeof(__c2));				\
+		__vm.map_values[0] = map0;					\
+		__r1 = bi_exec(&__vm, p, N(p), __c1);				\
+		ASSERT_FALSE(__vm.fault) TH_LOG("original: %s", __vm.why);	\
+		ASSERT_EQ(0, bpfa_loops(&env, p, N(p), &__res)) TH_LOG("%s", __res.msg); \
+		__vm.map_values[0] = map1;					\
+		__r2 = bi_exec(&__vm, __res.insns, __res.len, __c2);		\
+		ASSERT_FALSE(__vm.fault) TH_LOG("translated: %s", __vm.why);	\
+		ASSERT_EQ(__r1, __r2);						\
+		ASSERT_EQ(0, memcmp(__c1, __c2, sizeof(__c1)));			\
+		ASSERT_EQ(0, memcmp(map0, map1, sizeof(map0)));			\
+		bpfa_loops_free(&env, &__res);					\
+		ASSERT_EQ(0, live_allocs);					\
+		__r1;								\
+	})
+
+static uint64_t map0[4], map1[4];
+
+/* sum of 0..n-1 with can_loop: ctx[0] = n, ctx[1] = sum; r0 = iterations */
+static const struct bpf_insn sum_prog[] = {
+	MOV_X(9, 1),		/* 0: ctx passes by the loop */
+	LDX(8, 1, 0),		/* 1 */
+	MOV_K(6, 0),		/* 2 */
+	MOV_K(7, 0),		/* 3 */
+	MAY_GOTO(4),		/* 4: loop head -> 9 */
+	JX(BPF_JGE, 7, 8, 3),	/* 5 -> 9 */
+	ADD_X(6, 7),		/* 6 */
+	ADD_K(7, 1),		/* 7 */
+	JA(-5),			/* 8 -> 4 */
+	STX(9, 6, 8),		/* 9 */
+	MOV_X(0, 7),		/* 10 */
+	EXIT,			/* 11 */
+};
+
+TEST(sum_100k_matches_and_is_outlined)
+{
+	uint64_t ctx[2] = { 100000, 0 };
+	struct bpfa_loops_result res;
+
+	ASSERT_TRUE(bpfa_loops_needed(sum_prog, N(sum_prog)));
+	ASSERT_EQ(100000, SAME_RESULT(sum_prog, ctx, 2));
+	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, N(sum_prog), &res));
+	EXPECT_EQ(1, res.loops);
+	EXPECT_EQ(3, res.func_info_cnt);
+	EXPECT_EQ(0, res.func_info[0].insn_off);
+	EXPECT_NE(0, res.btf_size);
+	/* No may_goto survives. */
+	EXPECT_FALSE(bpfa_loops_needed(res.insns, res.len));
+	bpfa_loops_free(&env, &res);
+}
+
+/* Budget exhaustion: the loop only ends through may_goto, after 8M rounds. */
+static const struct bpf_insn budget_prog[] = {
+	MOV_K(6, 0),		/* 0 */
+	MAY_GOTO(2),		/* 1 -> 4 */
+	ADD_K(6, 1),		/* 2 */
+	JA(-3),			/* 3 -> 1 */
+	MOV_X(0, 6),		/* 4 */
+	EXIT,			/* 5 */
+};
+
+TEST(budget_exhaustion_exits_through_may_goto)
+{
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(BPFA_MAX_LOOPS, SAME_RESULT(budget_prog, ctx, 1));
+}
+
+/* Two exits and an `exit` inside the loop: ctx[0] = limit. */
+static const struct bpf_insn multi_exit_prog[] = {
+	MOV_X(9, 1),		/* 0 */
+	LDX(7, 1, 0),		/* 1 */
+	MOV_K(6, 0),		/* 2 */
+	MAY_GOTO(10),		/* 3: head -> 14 */
+	JK(BPF_JNE, 6, 7, 2),	/* 4 -> 7 */
+	MOV_K(0, 77),		/* 5 */
+	EXIT,			/* 6: return from inside the loop */
+	JX(BPF_JGE, 6, 7, 2),	/* 7 -> 10 */
+	ADD_K(6, 1),		/* 8 */
+	JA(-7),			/* 9 -> 3 */
+	STX(9, 6, 8),		/* 10 */
+	MOV_K(0, 1),		/* 11 */
+	EXIT,			/* 12 */
+	EXIT,			/* 13 (dead) */
+	MOV_K(0, 2),		/* 14 */
+	EXIT,			/* 15 */
+};
+
+TEST(multiple_exits)
+{
+	uint64_t a[2] = { 5, 0 }, b[2] = { 10, 0 };
+
+	ASSERT_EQ(1, SAME_RESULT(multi_exit_prog, a, 2));
+	ASSERT_EQ(77, SAME_RESULT(multi_exit_prog, b, 2));
+}
+
+/* do { sum += n } while (--n && can_loop): a conditional back edge at the end. */
+static const struct bpf_insn do_while_prog[] = {
+	LDX(7, 1, 0),		/* 0 */
+	MOV_K(6, 0),		/* 1 */
+	MAY_GOTO(5),		/* 2: head -> 8 */
+	ADD_X(6, 7),		/* 3 */
+	ADD_K(7, -1),		/* 4 */
+	JK(BPF_JNE, 7, 0, -4),	/* 5 -> 2; falls out to 6 */
+	MOV_X(0, 6),		/* 6 */
+	EXIT,			/* 7 */
+	MOV_K(0, -1),		/* 8 */
+	EXIT,			/* 9 */
+};
+
+TEST(conditional_back_edge_falls_out)
+{
+	uint64_t ctx[1] = { 10 };
+
+	ASSERT_EQ(55, SAME_RESULT(do_while_prog, ctx, 1));
+}
+
+/* A map value pointer from ld_imm64 crosses the head: re-derived in the body. */
+static const struct bpf_insn map_prog[] = {
+	LD_VALUE(8, 0),		/* 0-1 */
+	MOV_K(7, 0),		/* 2 */
+	MAY_GOTO(6),		/* 3: head -> 10 */
+	JK(BPF_JGE, 7, 10, 5),	/* 4 -> 10 */
+	LDX(2, 8, 0),		/* 5 */
+	ADD_X(2, 7),		/* 6 */
+	STX(8, 2, 0),		/* 7 */
+	ADD_K(7, 1),		/* 8 */
+	JA(-7),			/* 9 -> 3 */
+	LDX(0, 8, 0),		/* 10 */
+	EXIT,			/* 11 */
+};
+
+TEST(map_value_pointer_rederived)
+{
+	uint64_t ctx[1] = { 0 };
+
+	memset(map0, 0, sizeof(map0));
+	memset(map1, 0, sizeof(map1));
+	ASSERT_EQ(45, SAME_RESULT(map_prog, ctx, 1));
+}
+
+/* may_goto outside any loop: a plain budget test in place. */
+static const struct bpf_insn straight_prog[] = {
+	MOV_K(0, 1),
+	MAY_GOTO(1),
+	MOV_K(0, 2),
+	EXIT,
+};
+
+TEST(may_goto_outside_loops)
+{
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(2, SAME_RESULT(straight_prog, ctx, 1));
+}
+
+/* A 100k-node linked list in host memory: node = { next, value }. */
+TEST(list_walk_100k)
+{
+	static uint64_t nodes[100000][2];
+	const struct bpf_insn p[] = {
+		MOV_X(9, 1),		/* 0 */
+		LDX(2, 1, 0),		/* 1: head */
+		MOV_K(6, 0),		/* 2 */
+		JK(BPF_JEQ, 2, 0, 5),	/* 3: head -> 9 */
+		LDX(3, 2, 8),		/* 4 */
+		ADD_X(6, 3),		/* 5 */
+		LDX(2, 2, 0),		/* 6 */
+		MAY_GOTO(1),		/* 7 -> 9 */
+		JA(-6),			/* 8 -> 3 */
+		STX(9, 6, 8),		/* 9 */
+		MOV_K(0, 0),		/* 10 */
+		EXIT,			/* 11 */
+	};
+	uint64_t ctx[2], sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		nodes[i][0] = i + 1 < 100000 ? (uint64_t)(uintptr_t)nodes[i + 1] : 0;
+		nodes[i][1] = i * 3 + 1;
+		sum += i * 3 + 1;
+	}
+	ctx[0] = (uint64_t)(uintptr_t)nodes[0];
+	ctx[1] = 0;
+	SAME_RESULT(p, ctx, 2);
+	{
+		struct bi vm = { 0 };
+		struct bpfa_loops_result res;
+
+		struct bi vm0 = { 0 };
+
+		ASSERT_EQ(0, bpfa_loops(&env, p, N(p), &res));
+		bi_exec(&vm0, p, N(p), ctx);
+		bi_exec(&vm, res.insns, res.len, ctx);
+		ASSERT_FALSE(vm.fault);
+		EXPECT_EQ(sum, ctx[1]);
+		/* The cost the README quotes: insns executed per iteration. */
+		TH_LOG("list walk: %.1f insns per iteration before the pass, %.1f after (%u insns)",
+		       vm0.steps / 100000.0, vm.steps / 100000.0, res.len);
+		bpfa_loops_free(&env, &res);
+	}
+}
+
+/* ---- refusals ---- */
+
+#define REFUSED(p, needle)							\
+	do {									\
+		struct bpfa_loops_result __res;					\
+		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, N(p), &__res));		\
+		EXPECT_NE(NULL, strstr(__res.msg, needle)) TH_LOG("%s", __res.msg); \
+		EXPECT_EQ(0, strncmp(__res.msg, "bpf_arena: insn ", 16));	\
+		EXPECT_EQ(NULL, __res.insns);					\
+		EXPECT_EQ(0, live_allocs);					\
+	} while (0)
+
+TEST(refuses_stack_in_loop)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(6, 0),
+		MAY_GOTO(3),
+		STX(10, 6, -8),
+		ADD_K(6, 1),
+		JA(-4),
+		MOV_X(0, 6),
+		EXIT,
+	};
+
+	REFUSED(p, "may_goto (can_loop/cond_break) loop at insn 1 uses the stack");
+}
+
+TEST(refuses_ctx_used_in_loop)
+{
+	const struct bpf_insn p[] = {
+		MOV_X(9, 1),
+		MOV_K(6, 0),
+		MAY_GOTO(3),
+		LDX(2, 9, 0),
+		ADD_X(6, 2),
+		JA(-4),
+		MOV_X(0, 6),
+		EXIT,
+	};
+
+	REFUSED(p, "R9 holds the context pointer at the loop head");
+}
+
+TEST(refuses_register_written_on_some_paths)
+{
+	const struct bpf_insn p[] = {
+		LDX(7, 1, 0),		/* 0 */
+		JK(BPF_JEQ, 7, 0, 1),	/* 1 -> 3 */
+		MOV_K(6, 5),		/* 2 */
+		MAY_GOTO(2),		/* 3: head -> 6 */
+		MOV_K(6, 1),		/* 4 */
+		JA(-3),			/* 5 -> 3 */
+		MOV_X(0, 6),		/* 6 */
+		EXIT,
+	};
+
+	REFUSED(p, "R6 may be uninitialised where the loop exits");
+}
+
+TEST(refuses_nested_loop)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(6, 0),		/* 0 */
+		MAY_GOTO(5),		/* 1 -> 7 */
+		MOV_K(7, 0),		/* 2 */
+		ADD_K(7, 1),		/* 3: inner */
+		JK(BPF_JLT, 7, 4, -2),	/* 4 -> 3 */
+		ADD_K(6, 1),		/* 5 */
+		JA(-6),			/* 6 -> 1 */
+		MOV_X(0, 6),		/* 7 */
+		EXIT,
+	};
+
+	REFUSED(p, "contains a nested loop");
+}
+
+TEST(refuses_entry_in_the_middle)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(6, 0),		/* 0 */
+		JK(BPF_JEQ, 6, 1, 2),	/* 1 -> 4 */
+		MAY_GOTO(3),		/* 2: head -> 6 */
+		ADD_K(6, 1),		/* 3 */
+		ADD_K(6, 1),		/* 4 */
+		JA(-4),			/* 5 -> 2 */
+		MOV_X(0, 6),		/* 6 */
+		EXIT,
+	};
+
+	REFUSED(p, "entered other than at its head");
+}
+
+/* A loop calling a subprogram: the call is relocated into the body. */
+static const struct bpf_insn subprog_prog[] = {
+	MOV_K(6, 0),		/* 0 */
+	MOV_K(7, 0),		/* 1 */
+	MAY_GOTO(5),		/* 2: head -> 8 */
+	MOV_X(1, 7),		/* 3 */
+	PCALL(5),		/* 4 -> 10 */
+	ADD_X(6, 0),		/* 5 */
+	ADD_K(7, 1),		/* 6 */
+	JK(BPF_JLT, 7, 10, -6),	/* 7 -> 2 */
+	MOV_X(0, 6),		/* 8 */
+	EXIT,			/* 9 */
+	MOV_X(0, 1),		/* 10: sub */
+	I(BPF_ALU64 | BPF_LSH | BPF_K, 0, 0, 0, 1),
+	EXIT,
+};
+
+TEST(loop_calling_a_subprogram)
+{
+	uint64_t ctx[1] = { 0 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(90, SAME_RESULT(subprog_prog, ctx, 1));
+	ASSERT_EQ(0, bpfa_loops(&env, subprog_prog, N(subprog_prog), &res));
+	/* main, the subprogram, the callback and the body */
+	ASSERT_EQ(4, res.func_info_cnt);
+	EXPECT_EQ(0, res.func_info[0].insn_off);
+	EXPECT_LT(res.func_info[1].insn_off, res.func_info[2].insn_off);
+	EXPECT_LT(res.func_info[2].insn_off, res.func_info[3].insn_off);
+	bpfa_loops_free(&env, &res);
+}
+
+TEST(refuses_may_goto_in_subprogram_and_btf_without_blob)
+{
+	const struct bpf_insn p[] = {
+		PCALL(2),
+		MOV_K(0, 0),
+		EXIT,
+		MAY_GOTO(0),
+		MOV_K(0, 0),
+		EXIT,
+	};
+	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
+	struct bpfa_loops_env benv = env;
+	struct bpfa_loops_result res;
+
+	REFUSED(p, "in a subprogram or callback");
+	benv.has_btf = true;
+	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
+	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
+}
+
+/*
+ * A program that came with BTF: the pass appends its types, keeps main's
+ * func_info and moves line_info (strictly increasing, one at every
+ * subprogram start, the loop's lines into the body).
+ */
+TEST(program_btf_is_extended)
+{
+	/* [1] int, [2] int (void), [3] FUNC prog; strings "", "int", "prog", "f.c", "x" */
+	static const char strs[] = "\0int\0prog\0f.c\0x";
+	struct {
+		struct btf_header h;
+		__u32 t[3 + 1 + 3 + 3];
+		char s[sizeof(strs)];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_off = 0, .type_len = 40, .str_off = 40, .str_len = sizeof(strs) },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2 },
+	};
+	const struct bpf_func_info fi = { 0, 3 };
+	struct bpf_line_info li[12];
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+	unsigned int i, sub = 0;
+	const struct btf_header *h;
+	uint64_t ctx[2] = { 1000, 0 };
+
+	memcpy(blob.s, strs, sizeof(strs));
+	for (i = 0; i < 12; i++)
+		li[i] = (struct bpf_line_info){ .insn_off = i, .file_name_off = 10, .line_off = 14,
+						.line_col = i << 10 };
+	e.has_btf = true;
+	e.btf = &blob;
+	e.btf_size = sizeof(blob);
+	e.func_info = &fi;
+	e.func_info_cnt = 1;
+	e.func_info_rec_size = sizeof(fi);
+	e.line_info = li;
+	e.line_info_cnt = 12;
+	e.line_info_rec_size = sizeof(li[0]);
+	ASSERT_EQ(0, bpfa_loops(&e, sum_prog, N(sum_prog), &res)) TH_LOG("%s", res.msg);
+	h = res.btf;
+	EXPECT_EQ(BTF_MAGIC, h->magic);
+	EXPECT_EQ(40 + 6 * 12 + 16 + 12 + 2 * 12, h->type_len);	/* +u64 int arr(+12) ptr protos(+8) FUNCs */
+	EXPECT_EQ(0, memcmp((char *)res.btf + h->hdr_len + h->str_off, strs, sizeof(strs)));
+	ASSERT_EQ(3, res.func_info_cnt);
+	EXPECT_EQ(3, res.func_info[0].type_id);
+	EXPECT_EQ(10, res.func_info[1].type_id);	/* after 3 + 6 added */
+	EXPECT_EQ(11, res.func_info[2].type_id);
+	ASSERT_LT(0, res.line_info_cnt);
+	EXPECT_EQ(0, res.line_info[0].insn_off);
+	for (i = 0; i < res.line_info_cnt; i++) {
+		if (i)
+			EXPECT_LT(res.line_info[i - 1].insn_off, res.line_info[i].insn_off);
+		EXPECT_LT(res.line_info[i].insn_off, res.len);
+		EXPECT_NE(0, res.insns[res.line_info[i].insn_off].code);
+		if (sub < res.func_info_cnt && res.line_info[i].insn_off == res.func_info[sub].insn_off)
+			sub++;
+	}
+	EXPECT_EQ(res.func_info_cnt, sub);	/* a line at every subprogram start */
+	{
+		struct bi vm = { 0 };
+
+		bi_exec(&vm, res.insns, res.len, ctx);
+		ASSERT_FALSE(vm.fault);
+		EXPECT_EQ(999 * 1000 / 2, ctx[1]);
+	}
+	bpfa_loops_free(&e, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+/* Errors name the ORIGINAL insn through the lowering's map. */
+TEST(error_names_original_insn)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(6, 0),		/* lowered 0: original 0 */
+		MOV_K(6, 0),		/* lowered 1..4: original 1 (a placeholder) */
+		MOV_K(6, 0),
+		MOV_K(6, 0),
+		MOV_K(6, 0),
+		MAY_GOTO(3),		/* lowered 5: original 2 */
+		STX(10, 6, -8),
+		ADD_K(6, 1),
+		JA(-4),
+		MOV_X(0, 6),
+		EXIT,
+	};
+	const __u32 new_idx[] = { 0, 1, 5, 6, 7, 8, 9, 10, 11 };
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+
+	e.new_idx = new_idx;
+	e.old_len = 8;
+	ASSERT_EQ(-EINVAL, bpfa_loops(&e, p, N(p), &res));
+	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 3: may_goto (can_loop/cond_break) loop at insn 2",
+			     64)) TH_LOG("%s", res.msg);
+}
+
+static bool is_iter_1234(void *ctx, const struct bpf_insn *insn)
+{
+	(void)ctx;
+	return insn->imm == 1234;
+}
+
+TEST(iterator_kfunc_precheck)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(0, 0),
+		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, 1234),
+		EXIT,
+	};
+	struct bpfa_loops_result res;
+
+	EXPECT_EQ(0, bpfa_loops_precheck(p, N(p), NULL, NULL, &res));
+	ASSERT_EQ(-EINVAL, bpfa_loops_precheck(p, N(p), is_iter_1234, NULL, &res));
+	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 1: open-coded iterator kfunc", 44));
+}
+
+/* Random mutations of the programs above: the pass must never crash or leak. */
+TEST(random_mutations_do_not_crash)
+{
+	const struct bpf_insn *progs[] = { sum_prog, budget_prog, multi_exit_prog, do_while_prog,
+					   map_prog };
+	const unsigned int lens[] = { N(sum_prog), N(budget_prog), N(multi_exit_prog),
+				      N(do_while_prog), N(map_prog) };
+	struct bpf_insn buf[32];
+	unsigned int it, k, n;
+
+	srand(1234);
+	for (it = 0; it < 200000; it++) {
+		struct bpfa_loops_result res;
+		int ret;
+
+		k = it % 5;
+		n = lens[k];
+		memcpy(buf, progs[k], n * sizeof(buf[0]));
+		buf[rand() % n].off += (rand() % 7) - 3;
+		if (rand() & 1)
+			buf[rand() % n].code = (uint8_t)rand();
+		if (rand() & 1)
+			buf[rand() % n].dst_reg = rand() % 12;
+		ret = bpfa_loops(&env, buf, n, &res);
+		if (!ret)
+			bpfa_loops_free(&env, &res);
+		ASSERT_EQ(0, live_allocs);
+	}
+}
+
+TEST_HARNESS_MAIN
