@@ -159,9 +159,15 @@ bool up_skip_if_loops_missing(const char *log)
 		m = strstr(log, "infinite loop detected");
 	if (!m)
 		m = strstr(log, "unknown opcode e5");
+	/* The loop pass (issue 13) names the shapes it does not handle yet. */
+	if (!m && strstr(log, "not supported on this kernel yet"))
+		m = strstr(log, "may_goto (can_loop/cond_break)");
+	if (m)	/* from the start of its line: the module's "bpf_arena: insn N: ..." */
+		while (m > log && m[-1] != '\n')
+			m--;
 	if (!m)
 		return false;
-	up_skip("needs loops on 6.1 (the loops issue); 6.1's verifier said: %.*s",
+	up_skip("needs loops on 6.1 (the loops issue); the load said: %.*s",
 		(int)strcspn(m, "\n"), m);
 	return true;
 }
