@@ -218,7 +218,9 @@ static void find_mappings(struct q_arena *a)
 			if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %llx %15s %" SCNu64 " %n",
 				   &start, &end, perms, &off, dev, &ino, &pos) < 6 || !pos)
 				continue;
-			if (ino != a->mod.vm_ino || !strstr(line + pos, "bpf_arena"))
+			/* The module names arena mappings as 6.12 does: anon_inode:bpf-map. */
+			if (ino != a->mod.vm_ino || (!strstr(line + pos, "anon_inode:bpf-map") &&
+						     !strstr(line + pos, "bpf_arena")))
 				continue;
 			if (a->nmappings < Q_MAX_MAPPINGS) {
 				struct q_mapping *m = &a->mappings[a->nmappings];

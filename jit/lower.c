@@ -60,7 +60,15 @@ struct lstate {
 	__u64 stk[2];			/* 2 bits per slot; slot k covers [-8k - 8, -8k) */
 	__u32 regs;
 	__u32 map;			/* bit r: r holds the arena map on every path */
+	/*
+	 * Bit r: r holds the program's context (r1 at the main entry) on every
+	 * path; bit 16 + r: r was loaded (8 bytes) from the context on every
+	 * path: the pointers 6.12 calls trusted (an iterator's ctx->map).
+	 */
+	__u32 tr;
 };
+
+#define TR_TRUSTED	16
 
 /* Per-instruction flags. */
 #define F_SECOND	0x01		/* second half of an ld_imm64 */
@@ -71,7 +79,8 @@ struct lstate {
 /* Per-instruction rewrites. */
 enum {
 	A_NONE, A_CAST_KERN, A_CAST_USER, A_CAST_USER_NC, A_ALU32, A_LOAD, A_STX, A_ST,
-	A_ATOMIC, A_AFETCH, A_CMPXCHG, A_LD_MAP, A_LD_VALUE, A_KF_ALLOC, A_KF_FREE, A_NR
+	A_ATOMIC, A_AFETCH, A_CMPXCHG, A_LD_MAP, A_LD_VALUE, A_KF_ALLOC, A_KF_FREE,
+	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_NR
 };
 
 static const __u8 act_len[A_NR] = {
@@ -80,6 +89,7 @@ static const __u8 act_len[A_NR] = {
 	[A_STX] = BPFA_PH_LEN_STX, [A_ST] = BPFA_PH_LEN_ST, [A_ATOMIC] = BPFA_PH_LEN_ATOMIC,
 	[A_AFETCH] = BPFA_PH_LEN_ATOMIC_FETCH, [A_CMPXCHG] = BPFA_PH_LEN_CMPXCHG,
 	[A_LD_MAP] = 1, [A_LD_VALUE] = 1, [A_KF_ALLOC] = 3, [A_KF_FREE] = 3,
+	[A_KF_ALLOC_MAP] = 1, [A_KF_FREE_MAP] = 1,
 };
 
 #define RET_VIS		0x80
@@ -172,6 +182,7 @@ static void setr(struct lstate *st, __u8 r, __u32 v, bool fp)
 	st->regs &= ~(3u << (2 * r) | 1u << (ST_FP_SHIFT + r));
 	st->regs |= v << (2 * r) | (__u32)fp << (ST_FP_SHIFT + r);
 	st->map &= ~(1u << r);
+	st->tr &= ~(1u << r | 1u << (TR_TRUSTED + r));
 }
 
 static __u32 sval(const struct lstate *st, __u32 k)
@@ -218,7 +229,7 @@ static void stack_weaken(struct lstate *st, __u32 v)
 
 static bool state_join(struct lstate *dst, const struct lstate *src)
 {
-	__u32 a = dst->regs, b = src->regs, r, map;
+	__u32 a = dst->regs, b = src->regs, r, map, tr;
 	__u64 s0, s1;
 
 	if (!(a & ST_VIS)) {
@@ -228,12 +239,15 @@ static bool state_join(struct lstate *dst, const struct lstate *src)
 	}
 	r = a | b | ST_VIS;
 	map = dst->map & src->map;
+	tr = dst->tr & src->tr;
 	s0 = join2(dst->stk[0], src->stk[0]);
 	s1 = join2(dst->stk[1], src->stk[1]);
-	if (r == a && map == dst->map && s0 == dst->stk[0] && s1 == dst->stk[1])
+	if (r == a && map == dst->map && tr == dst->tr && s0 == dst->stk[0] &&
+	    s1 == dst->stk[1])
 		return false;
 	dst->regs = r;
 	dst->map = map;
+	dst->tr = tr;
 	dst->stk[0] = s0;
 	dst->stk[1] = s1;
 	return true;
@@ -323,9 +337,15 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 			return;
 		case A_NONE:
 			if (x && insn->off == 0) {
+				__u32 tr = st->tr;
+
 				setr(st, dst, sv, isfp(st, src));
 				if (st->map & (1u << src))
 					st->map |= 1u << dst;
+				if (tr & (1u << src))
+					st->tr |= 1u << dst;
+				if (tr & (1u << (TR_TRUSTED + src)))
+					st->tr |= 1u << (TR_TRUSTED + dst);
 				return;
 			}
 			if (!x) {
@@ -338,6 +358,16 @@ static void xfer_alu(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 	}
 	if (!is_arith_op(op)) {
 		setr(st, dst, V_NONE, isfp(st, dst));
+		return;
+	}
+	/*
+	 * CO-RE makes `&arena->map` an ADD of the relocated offset 0; the
+	 * verifier refuses any other arithmetic on a map pointer, so the
+	 * register still holds the arena map whenever the program loads.
+	 */
+	if (op == BPF_ADD && (st->map & (1u << dst))) {
+		setr(st, dst, V_NONE, false);
+		st->map |= 1u << dst;
 		return;
 	}
 	if (dv == V_ARENA ||
@@ -358,6 +388,7 @@ static void xfer_ldx(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 {
 	__u8 mode = BPF_MODE(insn->code), base = insn->src_reg;
 	__u32 v = V_NONE, bv;
+	bool ctx_field;
 	int k;
 
 	if (base == BPF_REG_10) {
@@ -368,6 +399,8 @@ static void xfer_ldx(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 		return;
 	}
 	bv = get(st, base);
+	ctx_field = base <= 9 && (st->tr & (1u << base)) && mode == BPF_MEM &&
+		    BPF_SIZE(insn->code) == BPF_DW;
 	if (c->final && (mode == BPF_MEM || mode == BPFA_MODE_MEMSX)) {
 		if (bv == V_MIXED)
 			mixed_err(c, i);
@@ -377,6 +410,8 @@ static void xfer_ldx(struct lctx *c, struct lstate *st, __u32 i, const struct bp
 			mark(c, i, A_LOAD);
 	}
 	setr(st, insn->dst_reg, V_NONE, false);
+	if (ctx_field && insn->dst_reg <= 9)
+		st->tr |= 1u << (TR_TRUSTED + insn->dst_reg);
 }
 
 static void xfer_atomic_arena(struct lctx *c, __u32 i, const struct bpf_insn *insn)
@@ -396,7 +431,8 @@ static void xfer_atomic_arena(struct lctx *c, __u32 i, const struct bpf_insn *in
 		mark(c, i, A_CMPXCHG);
 		break;
 	case BPF_AND | BPF_FETCH: case BPF_OR | BPF_FETCH: case BPF_XOR | BPF_FETCH:
-		lerr(c, -EINVAL, i, "BPF_ATOMIC stores into R%d arena is not allowed",
+		/* 6.12's text and errno (check_atomic()). */
+		lerr(c, -EACCES, i, "BPF_ATOMIC stores into R%d arena is not allowed",
 		     insn->dst_reg);
 		break;
 	}
@@ -476,11 +512,26 @@ static void xfer_call(struct lctx *c, struct lstate *st, __u32 i)
 		const char *name = a == A_KF_ALLOC ? "bpf_arena_alloc_pages" :
 			"bpf_arena_free_pages";
 
-		if (!c->env->sleepable)
-			lerr(c, -EINVAL, i, "program must be sleepable to call sleepable kfunc %s",
+		/* 6.12's check and errno (check_kfunc_call()). */
+		if (!c->env->sleepable) {
+			lerr(c, -EACCES, i, "program must be sleepable to call sleepable kfunc %s",
 			     name);
-		else if (!(st->map & (1u << BPF_REG_1)))
-			lerr(c, -EINVAL, i, "R1 of %s must be the arena map", name);
+		} else if (!(st->map & (1u << BPF_REG_1))) {
+			/*
+			 * A map known only at run time: the kfunc takes a
+			 * struct bpf_map * the verifier type-checks and checks
+			 * at run time that it is an arena (kfunc.c).  6.12 also
+			 * wants it trusted; 6.1's verifier cannot tell, so the
+			 * context fields are (the caller refuses the rest once
+			 * the verifier has checked the type, as 6.12 orders it).
+			 */
+			c->act[i] = a == A_KF_ALLOC ? A_KF_ALLOC_MAP : A_KF_FREE_MAP;
+			if (!(st->tr & (1u << (TR_TRUSTED + BPF_REG_1))) &&
+			    !c->res->untrusted_map_arg) {
+				c->res->untrusted_map_arg = true;
+				c->res->untrusted_insn = i;
+			}
+		}
 	}
 	clobber_call(st, V_NONE);
 }
@@ -494,6 +545,7 @@ static bool xfer_pcall(struct lctx *c, struct lstate *st, __u32 i)
 	memset(&e, 0, sizeof(e));
 	e.regs = (st->regs & (0x3ffu << 2)) | ST_VIS;	/* r1-r5 */
 	e.map = st->map & 0x3eu;
+	e.tr = st->tr & (0x3eu | 0x3eu << TR_TRUSTED);
 	join_into(c, c->sentry[sub], &e);
 	if (!(c->sret[sub] & RET_VIS))
 		return false;
@@ -626,8 +678,10 @@ static int classify(struct lctx *c, __u32 i)
 		if ((k == BPFA_LD_ARENA_MAP && val) || (k == BPFA_LD_ARENA_VALUE && !val) ||
 		    (k != BPFA_LD_ARENA_MAP && k != BPFA_LD_ARENA_VALUE))
 			return lerr(c, -EINVAL, i, "invalid reference to the arena map");
-		if (k == BPFA_LD_ARENA_VALUE && off >= env->arena_size)
-			return lerr(c, -EINVAL, i, "arena global offset %u out of range", off);
+		/* 6.12: arena_map_direct_value_addr() allows off == size; ERANGE past it. */
+		if (k == BPFA_LD_ARENA_VALUE && off > env->arena_size)
+			return lerr(c, -ERANGE, i,
+				    "invalid access to map value pointer, value_size=0 off=%u", off);
 		c->act[i] = k == BPFA_LD_ARENA_MAP ? A_LD_MAP : A_LD_VALUE;
 		return 0;
 	}
@@ -776,7 +830,9 @@ static int analyse(struct lctx *c)
 	memset(&e, 0, sizeof(e));
 	/* Entry: r1 is the context; callbacks get scalars and pointers in r1-r5. */
 	e.regs = ST_VIS | V_NONE << (2 * BPF_REG_1);
+	e.tr = 1u << BPF_REG_1;
 	join_into(c, c->sentry[0], &e);
+	e.tr = 0;
 	e.regs = ST_VIS | 0x155u << (2 * BPF_REG_1);	/* r1-r5: V_NONE */
 	for (s = 1; s < c->nsub; s++)
 		if (c->fl[c->bstart[c->sentry[s]]] & F_CALLBACK)
@@ -939,6 +995,11 @@ static int emit(struct lctx *c)
 			break;
 		case A_LD_MAP:
 		case A_LD_VALUE:
+			if (a == A_LD_MAP && env->map_view) {
+				bpfa_ldimm64(o, insn->dst_reg, BPF_PSEUDO_MAP_FD,
+					     (__u32)env->view_fd, 0);
+				break;
+			}
 			v = a == A_LD_MAP ? 0 : env->user_vm_start + (__u32)insn[1].imm;
 			bpfa_ldimm64(o, insn->dst_reg, 0, v, 0);
 			break;
@@ -947,6 +1008,11 @@ static int emit(struct lctx *c)
 			emit_companion(c, o, BPF_REG_1);
 			o[2] = *insn;
 			o[2].imm = a == A_KF_ALLOC ? env->kf_alloc_ph_id : env->kf_free_ph_id;
+			break;
+		case A_KF_ALLOC_MAP:
+		case A_KF_FREE_MAP:
+			o[0] = *insn;
+			o[0].imm = a == A_KF_ALLOC_MAP ? env->kf_alloc_map_id : env->kf_free_map_id;
 			break;
 		default:
 			emit_ph(c, insn, a, o);

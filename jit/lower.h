@@ -36,7 +36,15 @@ struct bpfa_lower_env {
 	bool no_user_conv;			/* arena has BPF_F_NO_USER_CONV */
 	bool sleepable;				/* program is sleepable (the kfuncs need it) */
 	__s32 companion_fd;			/* imm of the placeholders' MAP_VALUE ld_imm64 */
+	/*
+	 * map_view: an arena ld_imm64 MAP_FD/MAP_IDX becomes ld_imm64 MAP_FD
+	 * view_fd (a real map pointer for the verifier, module/map_view.c);
+	 * otherwise the constant 0.
+	 */
+	bool map_view;
+	__s32 view_fd;
 	__s32 kf_alloc_ph_id, kf_free_ph_id;	/* BTF ids the kfunc calls are switched to */
+	__s32 kf_alloc_map_id, kf_free_map_id;	/* ... when R1 is not the arena map */
 };
 
 struct bpfa_lower_result {
@@ -45,13 +53,20 @@ struct bpfa_lower_result {
 	__u32 *new_idx;			/* old index -> new index, old len + 1 entries */
 	__u32 placeholders;		/* placeholders emitted */
 	bool uses_arena;		/* an arena ld_imm64, cast or kfunc was found */
+	/*
+	 * An arena kfunc gets a map pointer that is not the program's arena
+	 * nor a field of its context: 6.12 refuses it as untrusted once its
+	 * type checked out; the caller does (first such call at untrusted_insn).
+	 */
+	bool untrusted_map_arg;
+	__u32 untrusted_insn;
 	__u32 err_insn;			/* original index of the error */
 	char msg[BPFA_MSG_LEN];		/* "bpf_arena: insn N: ...\n" on error */
 };
 
 /*
- * Returns 0 (res->insns/len/new_idx set, owned by the caller) or -EINVAL, -E2BIG,
- * -ENOMEM with res->err_insn and res->msg set and nothing to free.  new_idx[i] is
+ * Returns 0 (res->insns/len/new_idx set, owned by the caller) or -EINVAL, -EACCES,
+ * -ERANGE (6.12's errnos where 6.12 has the refusal), -E2BIG, -ENOMEM with res->err_insn and res->msg set and nothing to free.  new_idx[i] is
  * where original instruction i's sequence starts (the second half of an ld_imm64
  * maps to its first half + 1); new_idx[len] is the new length.
  */

@@ -158,6 +158,15 @@ bool arena_kern_vm_start_is_live(u64 kern_vm_start);
 /* Unpublishes and puts the companion; from map_free. */
 void arena_companion_release(struct bpf_arena *arena);
 
+/*
+ * map_view.c: what the verifier sees for an arena ld_imm64 MAP_FD (one view
+ * per load, refcnt 1 held by the caller); arena_view_new_fd() makes a
+ * read-only fd of it in the current (snapshot) table.
+ */
+struct bpf_map *arena_view_create(struct bpf_arena *arena);
+int arena_view_new_fd(struct bpf_map *view);
+bool arena_is_view(const struct bpf_map *map);
+
 /* chardev.c: caps on device arenas. */
 /* Counts a new device arena for the current user, or -EMFILE/-ENFILE. */
 int arena_dev_account(struct bpf_arena *arena);

@@ -25,9 +25,35 @@
 
 static struct vfsmount *arena_mnt;
 
+/*
+ * /proc/PID/maps names a mapping by its file's path: on 6.12 the arena's
+ * mappings use the map fd's file, "anon_inode:bpf-map".  Ours have their
+ * own inode (one address_space per arena, see arena_zap()) and print the
+ * same name, as anon_inodefs_dname() does (dynamic_dname() is not exported).
+ */
+#define ARENA_VM_NAME	"anon_inode:bpf-map"
+
+static char *arena_fs_dname(struct dentry *dentry, char *buffer, int buflen)
+{
+	int sz = sizeof(ARENA_VM_NAME);
+
+	if (sz > buflen)
+		return ERR_PTR(-ENAMETOOLONG);
+	return memcpy(buffer + buflen - sz, ARENA_VM_NAME, sz);
+}
+
+static const struct dentry_operations arena_fs_dops = {
+	.d_dname = arena_fs_dname,
+};
+
 static int arena_fs_init_fs_context(struct fs_context *fc)
 {
-	return init_pseudo(fc, ARENA_FS_MAGIC) ? 0 : -ENOMEM;
+	struct pseudo_fs_context *ctx = init_pseudo(fc, ARENA_FS_MAGIC);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dops = &arena_fs_dops;
+	return 0;
 }
 
 static struct file_system_type arena_fs_type = {
@@ -61,7 +87,7 @@ int arena_vm_init(struct bpf_arena *arena)
 	inode->i_size = SZ_4G;
 	/* __fput() drops a module reference for f_op->owner: take it here. */
 	__module_get(THIS_MODULE);
-	file = alloc_file_pseudo(inode, arena_mnt, "[bpf_arena]", O_RDWR,
+	file = alloc_file_pseudo(inode, arena_mnt, "bpf-map", O_RDWR,
 				 &arena_vm_file_fops);
 	if (IS_ERR(file)) {
 		module_put(THIS_MODULE);

@@ -17,6 +17,7 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/numa.h>
+#include <linux/uaccess.h>
 
 #include "arena.h"
 #include "kfunc.h"
@@ -72,11 +73,61 @@ noinline void bpf_arena_free_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 ptr, 
 	bpf_map_put(&arena->map);
 }
 
+/*
+ * A map known only at run time (an iterator's ctx->map, verifier_arena.c's
+ * iter_maps1): the verifier checked it is a struct bpf_map the program got
+ * from its context (the lowering refuses other provenances); it is an arena
+ * only if its ops are the arena's, read without trusting the pointer.  Any
+ * other map: NULL / nothing, as upstream's kfuncs for non-arena maps.
+ */
+static struct bpf_arena *arena_from_map(struct bpf_map *map)
+{
+	const struct bpf_map_ops *ops;
+
+	if (!map || get_kernel_nofault(ops, &map->ops) || ops != &arena_map_ops)
+		return NULL;
+	if (IS_ERR(bpf_map_inc_not_zero(map)))
+		return NULL;
+	return to_arena(map);
+}
+
+noinline u64 bpf_arena_alloc_pages_map(struct bpf_map *map, u64 addr, u32 page_cnt,
+				       int node_id, u64 flags)
+{
+	struct bpf_arena *arena = arena_from_map(map);
+	u64 uaddr = 0, out = 0;
+
+	if (!arena)
+		return 0;
+	if (!arena_has_range(arena))
+		goto out;
+	if (addr)
+		uaddr = (arena->user_vm_start & ~(u64)U32_MAX) + (u32)addr;
+	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, &out))
+		out = 0;
+out:
+	bpf_map_put(&arena->map);
+	return out;
+}
+
+noinline void bpf_arena_free_pages_map(struct bpf_map *map, u64 ptr, u32 page_cnt)
+{
+	struct bpf_arena *arena = arena_from_map(map);
+
+	if (!arena)
+		return;
+	if (arena_has_range(arena))
+		arena_free_pages(arena, ptr, page_cnt);
+	bpf_map_put(&arena->map);
+}
+
 __diag_pop();
 
 BTF_SET8_START(arena_kfunc_set)
 BTF_ID_FLAGS(func, bpf_arena_alloc_pages_ph, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_arena_free_pages_ph, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_map, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_map, KF_SLEEPABLE)
 BTF_SET8_END(arena_kfunc_set)
 
 /* Order: enum arena_kfunc_id. */
@@ -85,6 +136,8 @@ BTF_ID(func, bpf_arena_alloc_pages)
 BTF_ID(func, bpf_arena_free_pages)
 BTF_ID(func, bpf_arena_alloc_pages_ph)
 BTF_ID(func, bpf_arena_free_pages_ph)
+BTF_ID(func, bpf_arena_alloc_pages_map)
+BTF_ID(func, bpf_arena_free_pages_map)
 
 static const struct btf_kfunc_id_set arena_kfunc_id_set = {
 	.owner = THIS_MODULE,

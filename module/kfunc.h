@@ -9,6 +9,8 @@ enum arena_kfunc_id {
 	ARENA_KFUNC_FREE,	/* bpf_arena_free_pages */
 	ARENA_KFUNC_ALLOC_PH,	/* bpf_arena_alloc_pages_ph (what programs call) */
 	ARENA_KFUNC_FREE_PH,
+	ARENA_KFUNC_ALLOC_MAP,	/* bpf_arena_alloc_pages_map (map known at run time) */
+	ARENA_KFUNC_FREE_MAP,
 	ARENA_KFUNC_NR
 };
 

@@ -16,11 +16,16 @@ struct bpf_arena;
 struct arena_load_ctx {
 	struct list_head node;
 	struct task_struct *task;
-	struct bpf_arena *arena;	/* a reference is held by the loader */
+	struct bpf_arena *arena;	/* a reference is held by the loader; NULL: kfuncs only */
+	struct bpf_map *view;		/* the load's map view (map_view.c), or NULL */
 	u32 raised;			/* placeholders raised, all passes */
 	bool used_maps_done;		/* the arena replaced the companion */
 	int err;			/* a refused raise */
 	char msg[192];			/* its reason, for the user's log */
+	bool untrusted;			/* refuse after the verifier (see lower.h) */
+	bool has_tag;			/* tag: of the user's program (prog_tag.c) */
+	u8 tag[8];
+	char untrusted_msg[192];
 };
 
 void arena_load_ctx_enter(struct arena_load_ctx *ctx, struct bpf_arena *arena);

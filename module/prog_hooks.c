@@ -85,6 +85,47 @@ static struct arena_hook hooks[NR_HOOKS] = {
 	},
 };
 
+/*
+ * The load's map view (map_view.c) becomes the arena in a verified program:
+ * ld_imm64 of the view's address (src_reg cleared by the verifier) now
+ * loads the arena's struct bpf_map, whose prefix is what the verifier
+ * checked every use against.  Runs before constant blinding; idempotent.
+ */
+static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
+{
+	u64 from = (unsigned long)ctx->view, to = (unsigned long)&ctx->arena->map;
+	u32 i;
+
+	if (!ctx->view)
+		return;
+	for (i = 0; i + 1 < len; i++) {
+		if (insn[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (!insn[i].src_reg &&
+		    ((u64)(u32)insn[i].imm | (u64)(u32)insn[i + 1].imm << 32) == from) {
+			insn[i].imm = (u32)to;
+			insn[i + 1].imm = (u32)(to >> 32);
+		}
+		i++;
+	}
+}
+
+/* Drops the view from used_maps: the arena (or its slot) holds what it stood for. */
+static void drop_view(struct bpf_prog_aux *aux, struct bpf_map *view)
+{
+	u32 i;
+
+	for (i = 0; view && i < aux->used_map_cnt; i++) {
+		if (aux->used_maps[i] != view)
+			continue;
+		memmove(&aux->used_maps[i], &aux->used_maps[i + 1],
+			(aux->used_map_cnt - i - 1) * sizeof(*aux->used_maps));
+		aux->used_map_cnt--;
+		bpf_map_put(view);
+		return;
+	}
+}
+
 static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 {
 	struct bpf_prog *(*orig)(struct bpf_prog *prog) = (void *)hooks[HOOK_JIT].orig;
@@ -93,9 +134,11 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	struct bpfa_raise_env env;
 	int err;
 
-	if (!ctx || ctx->err || !prog->jit_requested || bpf_prog_was_classic(prog))
+	if (!ctx || ctx->err || !ctx->arena || !prog->jit_requested ||
+	    bpf_prog_was_classic(prog))
 		return orig(prog);
 	/* The companion the module created and holds: identity by pointer. */
+	view_to_arena(prog->insnsi, prog->len, ctx);
 	env.companion_value = ctx->arena->companion_value;
 	env.kern_vm_start = ctx->arena->kern_vm_start;
 	env.user_vm_start = ctx->arena->user_vm_start;
@@ -161,8 +204,25 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 
 	if (!ctx || ctx->used_maps_done || bpf_prog_was_classic(fp))
 		return orig(fp, err);
+	/* The stock tag of the user's program, before any id or symbol exists. */
+	if (ctx->has_tag)
+		memcpy(fp->tag, ctx->tag, sizeof(fp->tag));
+	/* The verifier accepted R1's type: now 6.12's trust check (prog_load.c). */
+	if (ctx->untrusted) {
+		ctx->err = -EINVAL;
+		strscpy(ctx->msg, ctx->untrusted_msg, sizeof(ctx->msg));
+		*err = -EINVAL;
+		return fp;
+	}
+	if (!ctx->arena) {
+		ctx->used_maps_done = true;
+		return orig(fp, err);
+	}
+	view_to_arena(fp->insnsi, fp->len, ctx);
 	mutex_lock(&fp->aux->used_maps_mutex);
 	ret = arena_swap_used_map(fp->aux, ctx->arena);
+	if (!ret)
+		drop_view(fp->aux, ctx->view);
 	mutex_unlock(&fp->aux->used_maps_mutex);
 	if (ret) {
 		*err = ret;

@@ -44,6 +44,7 @@
 #include "fd_snapshot.h"
 #include "prog_ctx.h"
 #include "prog_load.h"
+#include "prog_tag.h"
 #include "stock_checks.h"
 
 /* The verifier's limits on func_info, line_info and core_relo records. */
@@ -57,7 +58,10 @@ struct prog_load {
 	u32 *fds;				/* fd_array, copied once (fd_cnt entries) */
 	u32 fd_cnt;
 	struct bpf_arena *arena;		/* referenced */
+	bool kfuncs;				/* calls bpf_arena_alloc/free_pages */
 };
+
+static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn);
 
 static bool is_ldimm64(const struct bpf_insn *insn)
 {
@@ -133,8 +137,13 @@ static int find_arena(struct prog_load *pl)
 	bool casts = false;
 	u32 i;
 
+	pl->kfuncs = false;
 	for (i = 0; i < pl->len; i++) {
 		casts |= is_cast(&pl->insns[i]);
+		/* An arena kfunc without an arena map: the map comes at run time. */
+		if (pl->insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    pl->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && !pl->kfuncs)
+			pl->kfuncs = lower_classify_kfunc(pl, &pl->insns[i]) != BPFA_KF_OTHER;
 		if (!is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
 			continue;
 		if (!is_map_ldimm64(&pl->insns[i])) {
@@ -457,7 +466,8 @@ static struct file *loaded_file(int fd, const union bpf_attr *kattr,
 
 	if (IS_ERR(prog))
 		return ERR_CAST(prog);
-	ok = prog->jited && !ctx->err && ctx->used_maps_done;
+	/* Without an arena nothing was lowered into placeholders: no JIT needed. */
+	ok = !ctx->err && ctx->used_maps_done && (prog->jited || !ctx->arena);
 	bpf_prog_put(prog);
 	if (!ok)
 		return ERR_PTR(-EOPNOTSUPP);
@@ -475,12 +485,12 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		.free = lower_free,
 		.classify_ldimm64 = lower_classify_ldimm64,
 		.classify_kfunc = lower_classify_kfunc,
-		.user_vm_start = pl->arena->user_vm_start,
-		.arena_size = pl->arena->user_vm_end - pl->arena->user_vm_start,
-		.no_user_conv = pl->arena->map.map_flags & BPF_ARENA_F_NO_USER_CONV,
 		.sleepable = pl->attr.prog_flags & BPF_F_SLEEPABLE,
 		.kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_PH),
 		.kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH),
+		.kf_alloc_map_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_MAP),
+		.kf_free_map_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_MAP),
+		.companion_fd = -1,
 	};
 	void *kfinfo = NULL, *klinfo = NULL, *krelos = NULL;
 	struct file *file = ERR_PTR(-ENOMEM);
@@ -489,12 +499,19 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	struct arena_load_ctx ctx;
 	union bpf_attr kattr;
 	char license[128];
+	struct bpf_map *view = NULL;
 	long ret;
 	int cfd;
 
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return file;
+	/* No arena map: only kfunc calls on a map known at run time (iterators). */
+	if (!pl->arena)
+		goto lower;
+	env.user_vm_start = pl->arena->user_vm_start;
+	env.arena_size = pl->arena->user_vm_end - pl->arena->user_vm_start;
+	env.no_user_conv = pl->arena->map.map_flags & BPF_ARENA_F_NO_USER_CONV;
 	ret = arena_companion_get(pl->arena);
 	if (ret)
 		goto out_res;
@@ -505,6 +522,19 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_res;
 	}
 	env.companion_fd = cfd;
+	/* &arena: a map pointer the verifier checks (map_view.c); its fd lives in the snapshot. */
+	view = arena_view_create(pl->arena);
+	if (IS_ERR(view)) {
+		ret = PTR_ERR(view);
+		view = NULL;
+		goto out_res;
+	}
+	ret = arena_view_new_fd(view);
+	if (ret < 0)
+		goto out_res;
+	env.map_view = true;
+	env.view_fd = ret;
+lower:
 	ret = bpfa_lower(&env, pl->insns, pl->len, res);
 	if (ret) {
 		prog_log(&pl->attr, res->msg);
@@ -544,6 +574,15 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_infos;
 
 	arena_load_ctx_enter(&ctx, pl->arena);
+	ctx.view = view;
+	ctx.has_tag = !arena_prog_tag(pl->insns, pl->len, ctx.tag);
+	if (res->untrusted_map_arg) {
+		/* Refused once the verifier has checked R1's type (prog_hooks.c). */
+		ctx.untrusted = true;
+		snprintf(ctx.untrusted_msg, sizeof(ctx.untrusted_msg),
+			 "bpf_arena: insn %u: arg#0 is untrusted_ptr_bpf_map expected ptr_bpf_map or socket (R1 is not the arena map nor a field of the context)\n",
+			 res->untrusted_insn);
+	}
 	ret = kern_sys_bpf(BPF_PROG_LOAD, &kattr, sizeof(kattr));
 	arena_load_ctx_leave(&ctx);
 	if (ret == -E2BIG)
@@ -571,6 +610,8 @@ out_lowered:
 	kvfree(res->insns);
 	kvfree(res->new_idx);
 out_res:
+	if (view)
+		bpf_map_put(view);
 	kfree(res);
 	return ret ? ERR_PTR(ret) : file;
 }
@@ -589,15 +630,16 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
 	struct file *file;
 	long ret;
 
-	bpf_map_put(&pl->arena->map);
+	if (pl->arena)
+		bpf_map_put(&pl->arena->map);
 	pl->arena = NULL;
 	ret = fd_snapshot_enter(&snap);
 	if (ret)
 		return ret;
 	ret = find_arena(pl);
-	if (!ret && pl->arena)
+	if (!ret && (pl->arena || pl->kfuncs))
 		ret = check_fd_indexes(pl);
-	if (ret || !pl->arena) {
+	if (ret || (!pl->arena && !pl->kfuncs)) {
 		fd_snapshot_leave(&snap);
 		/* Not an arena program after all: the stock path decides. */
 		return ret ? ret : orig(regs);
@@ -690,7 +732,7 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 		goto pass;
 	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
-	if (!ret && !pl->arena)
+	if (!ret && !pl->arena && !pl->kfuncs)
 		goto pass;
 	if (!ret)
 		ret = load_in_snapshot(pl, uattr, regs, orig);

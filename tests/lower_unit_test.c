@@ -23,6 +23,8 @@
 #define KF_FREE_ID	1002
 #define PH_ALLOC_ID	2001
 #define PH_FREE_ID	2002
+#define MAP_ALLOC_ID	2003
+#define MAP_FREE_ID	2004
 #define UVM		0x00007f1200000000ull
 #define KVM		0xffffc90000000000ull
 #define COMP_VAL	0xffff888012345678ull
@@ -117,6 +119,7 @@ static struct bpfa_lower_env env_default(void)
 		.user_vm_start = UVM, .arena_size = ARENA_SIZE,
 		.sleepable = true, .companion_fd = COMP_FD,
 		.kf_alloc_ph_id = PH_ALLOC_ID, .kf_free_ph_id = PH_FREE_ID,
+		.kf_alloc_map_id = MAP_ALLOC_ID, .kf_free_map_id = MAP_FREE_ID,
 	};
 	return env;
 }
@@ -438,7 +441,7 @@ TEST(atomic_fetch_bitops_rejected)
 		struct bpf_insn prog[] = { CAST_KERN(3, 1), MOV64_IMM(2, 1),
 					   ATOM(BPF_DW, 3, 2, 0, ops[o]), EXIT };
 
-		LOWER_ERR(env, prog, -EINVAL, 2,
+		LOWER_ERR(env, prog, -EACCES, 2,
 			  "bpf_arena: insn 2: BPF_ATOMIC stores into R3 arena is not allowed\n");
 	}
 }
@@ -671,14 +674,14 @@ TEST(ldimm64)
 		EXIT,
 	};
 	struct bpf_insn oor[] = { MOV64_IMM(0, 0),
-				  LD64(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, (int32_t)ARENA_SIZE),
+				  LD64(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, (int32_t)ARENA_SIZE + 1),
 				  EXIT };
 	struct bpf_insn plain[] = { LD64(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0), EXIT };
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 0);
-	LOWER_ERR(env, oor, -EINVAL, 1,
-		  "bpf_arena: insn 1: arena global offset 1048576 out of range\n");
+	LOWER_ERR(env, oor, -ERANGE, 1, "bpf_arena: insn 1: invalid access to map value "
+		  "pointer, value_size=0 off=1048577\n");
 	ASSERT_EQ(0, bpfa_lower(&env, plain, N(plain), &r));
 	ASSERT_FALSE(r.uses_arena);
 	free_res(&env, &r);
@@ -721,6 +724,10 @@ TEST(arena_kfuncs)
 	/* r1 is clobbered by a call */
 	struct bpf_insn clob[] = { LD_ARENA(1), CALL(5), KCALL(KF_FREE_ID), EXIT };
 	struct bpf_insn sleep[] = { LD_ARENA(1), KCALL(KF_ALLOC_ID), EXIT };
+	struct bpf_insn ctxmap[] = { LDX(BPF_DW, 6, 1, 8), MOV64_REG(1, 6), KCALL(KF_ALLOC_ID), EXIT };
+	struct bpf_insn walked[] = {
+		LDX(BPF_DW, 1, 1, 8), LDX(BPF_DW, 1, 1, 8), KCALL(KF_ALLOC_ID), EXIT,
+	};
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 0);
@@ -730,14 +737,34 @@ TEST(arena_kfuncs)
 	ASSERT_EQ(8, r.new_idx[6]);
 	ASSERT_TRUE(r.uses_arena);
 	free_res(&env, &r);
-	LOWER_ERR(env, nomap, -EINVAL, 1,
-		  "bpf_arena: insn 1: R1 of bpf_arena_alloc_pages must be the arena map\n");
-	LOWER_ERR(env, nomap2, -EINVAL, 2,
-		  "bpf_arena: insn 2: R1 of bpf_arena_free_pages must be the arena map\n");
-	LOWER_ERR(env, clob, -EINVAL, 3,
-		  "bpf_arena: insn 3: R1 of bpf_arena_free_pages must be the arena map\n");
+	/*
+	 * R1 not the arena map: the map variant, checked by the verifier (type)
+	 * and at run time (ops); flagged untrusted unless it is a context field.
+	 */
+	ASSERT_EQ(0, bpfa_lower(&env, nomap, N(nomap), &r));
+	ASSERT_EQ(3, r.len);
+	ASSERT_EQ(MAP_ALLOC_ID, r.insns[1].imm);
+	ASSERT_TRUE(r.untrusted_map_arg);
+	ASSERT_EQ(1, r.untrusted_insn);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, nomap2, N(nomap2), &r));
+	ASSERT_EQ(MAP_FREE_ID, r.insns[2].imm);
+	ASSERT_TRUE(r.untrusted_map_arg);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, clob, N(clob), &r));
+	ASSERT_TRUE(r.untrusted_map_arg);
+	ASSERT_EQ(3, r.untrusted_insn);
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, ctxmap, N(ctxmap), &r));
+	ASSERT_EQ(MAP_ALLOC_ID, r.insns[2].imm);
+	ASSERT_FALSE(r.untrusted_map_arg);	/* ctx->map, through a move */
+	free_res(&env, &r);
+	ASSERT_EQ(0, bpfa_lower(&env, walked, N(walked), &r));
+	ASSERT_TRUE(r.untrusted_map_arg);	/* ctx->map->inner_map_meta */
+	free_res(&env, &r);
 	env.sleepable = false;
-	LOWER_ERR(env, sleep, -EINVAL, 2, "bpf_arena: insn 2: program must be sleepable to "
+	/* 6.12's errno: EACCES (check_kfunc_call()). */
+	LOWER_ERR(env, sleep, -EACCES, 2, "bpf_arena: insn 2: program must be sleepable to "
 		  "call sleepable kfunc bpf_arena_alloc_pages\n");
 }
 

@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What users see must be 6.12's (issue 14, items 1-3), checked the same way
+ * on 6.1 + module and on 6.12:
+ *  - &arena is a real map pointer: struct bpf_map fields read through it
+ *    return the arena's own values (map_type 33, max_entries, map_flags,
+ *    map_extra), not those of anything the module substituted;
+ *  - the program tag is the stock tag of the user's instructions: stable
+ *    across arena addresses, equal to the tag of the same bytes naming an
+ *    ARRAY (the kernel zeroes map ld_imm64 imms before hashing);
+ *  - /proc/PID/maps names an arena mapping "anon_inode:bpf-map";
+ *  - every refusal the module issues in place of the verifier, with 6.12's
+ *    errno and text: the table refusals[] below.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include "kselftest_harness.h"
+#include "lib_bpf.h"
+
+#define PG 4096
+#define ARENA_TYPE 33
+#define MAP_EXTRA_A (1ull << 32)
+#define MAP_EXTRA_B (3ull << 32)
+#define CAST_KERN(d, s)	TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 1, 1)
+#define LDX(sz, d, s, o) TB_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define ATOMIC(sz, d, s, o, op) TB_INSN(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
+#define RSH64_IMM(d, v)	TB_INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, v)
+
+static bool on_module(void)
+{
+	return access("/sys/module/bpf_arena", F_OK) == 0;
+}
+
+/* ---- BTF: a type's id and a member's offset in a raw BTF file ---- */
+
+struct btf_file {
+	__u32 str_base;		/* split BTF: its string offsets follow the base's */
+	char *buf;
+	const struct btf_header *h;
+	const char *types, *strs;
+};
+
+static int btf_open(const char *path, struct btf_file *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 20, len = 0;
+	ssize_t n;
+
+	memset(b, 0, sizeof(*b));
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		char *p = realloc(b->buf, cap);
+
+		if (!p)
+			break;
+		b->buf = p;
+		n = read(fd, b->buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == cap)
+			cap *= 2;
+	}
+	close(fd);
+	b->h = (const void *)b->buf;
+	if (!b->buf || len < sizeof(*b->h) || b->h->magic != BTF_MAGIC)
+		return -EINVAL;
+	b->types = b->buf + b->h->hdr_len + b->h->type_off;
+	b->strs = b->buf + b->h->hdr_len + b->h->str_off;
+	return 0;
+}
+
+static __u32 btf_type_len(const struct btf_type *t)
+{
+	__u32 vlen = BTF_INFO_VLEN(t->info), n = sizeof(*t);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		return n + 4;
+	case BTF_KIND_ARRAY:
+		return n + sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return n + vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return n + vlen * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return n + vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO:
+		return n + vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return n + vlen * sizeof(struct btf_var_secinfo);
+	}
+	return n;
+}
+
+/*
+ * Visits the types of b, ids from first_id: the id of the kind/name match
+ * (and *tp), the number of types with want_kind 0 and name NULL.
+ */
+static int btf_find(const struct btf_file *b, __u32 first_id, __u32 kind, const char *name,
+		    const struct btf_type **tp)
+{
+	__u32 off = 0, id = first_id;
+
+	for (; off + sizeof(struct btf_type) <= b->h->type_len; id++) {
+		const struct btf_type *t = (const void *)(b->types + off);
+
+		__u32 no = t->name_off - b->str_base;
+
+		if (name && BTF_INFO_KIND(t->info) == kind && t->name_off >= b->str_base &&
+		    no < b->h->str_len && !strcmp(b->strs + no, name)) {
+			if (tp)
+				*tp = t;
+			return (int)id;
+		}
+		off += btf_type_len(t);
+	}
+	return name ? -ENOENT : (int)(id - first_id);
+}
+
+/* Byte offset of struct bpf_map's member in the running kernel. */
+static int bpf_map_member_off(const char *member)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	struct btf_file b;
+	int ret = -ENOENT;
+	__u32 i;
+
+	if (btf_open("/sys/kernel/btf/vmlinux", &b) ||
+	    btf_find(&b, 1, BTF_KIND_STRUCT, "bpf_map", &t) < 0)
+		goto out;
+	m = (const void *)(t + 1);
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++)
+		if (!strcmp(b.strs + m->name_off, member))
+			ret = (int)(BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset)
+							     : m->offset) / 8;
+out:
+	free(b.buf);
+	return ret;
+}
+
+/*
+ * The kfunc's BTF id and the fd of the BTF that has it (0: vmlinux), as
+ * libbpf resolves a __ksym: vmlinux on 6.12, the module's BTF on 6.1.
+ */
+static int kfunc_id(const char *name, int *btf_fd)
+{
+	struct btf_file v, m;
+	__u32 vstr;
+	int id, nv;
+
+	*btf_fd = 0;
+	id = tb_vmlinux_func_id(name);
+	if (id > 0 || !on_module())
+		return id;
+	if (btf_open("/sys/kernel/btf/vmlinux", &v))
+		return -ENOENT;
+	nv = btf_find(&v, 1, 0, NULL, NULL);
+	vstr = v.h->str_len;
+	free(v.buf);
+	if (btf_open("/sys/kernel/btf/bpf_arena", &m))
+		return -ENOENT;
+	m.str_base = vstr;
+	id = btf_find(&m, (__u32)nv + 1, BTF_KIND_FUNC, name, NULL);
+	free(m.buf);
+	if (id > 0) {
+		union bpf_attr attr;
+		__u32 next = 0;
+
+		/* The module BTF object: the one named "bpf_arena". */
+		for (;;) {
+			struct bpf_btf_info info;
+			char bname[64] = "";
+			int fd;
+
+			memset(&attr, 0, sizeof(attr));
+			attr.start_id = next;
+			if (tb_sys_bpf(BPF_BTF_GET_NEXT_ID, &attr))
+				return -ENOENT;
+			next = attr.next_id;
+			memset(&attr, 0, sizeof(attr));
+			attr.btf_id = next;
+			fd = tb_sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr);
+			if (fd < 0)
+				continue;
+			memset(&info, 0, sizeof(info));
+			info.name = (__u64)(uintptr_t)bname;
+			info.name_len = sizeof(bname);
+			memset(&attr, 0, sizeof(attr));
+			attr.info.bpf_fd = (__u32)fd;
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (__u64)(uintptr_t)&info;
+			if (!tb_sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) && !strcmp(bname, "bpf_arena")) {
+				*btf_fd = fd;
+				return id;
+			}
+			close(fd);
+		}
+	}
+	return id;
+}
+
+/* ---- loading ---- */
+
+static char log_buf[1 << 16];
+
+struct load {
+	__u32 type;
+	__u32 flags;
+	const int *fd_array;
+};
+
+/* fd of the loaded program or -errno; log_buf has the verifier's log. */
+static int load(const struct bpf_insn *insns, __u32 cnt, const struct load *l)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = l->type ?: BPF_PROG_TYPE_SYSCALL;
+	attr.prog_flags = l->type ? l->flags : (l->flags | BPF_F_SLEEPABLE);
+	attr.insns = (__u64)(uintptr_t)insns;
+	attr.insn_cnt = cnt;
+	attr.license = (__u64)(uintptr_t)"GPL";
+	attr.fd_array = (__u64)(uintptr_t)l->fd_array;
+	attr.log_buf = (__u64)(uintptr_t)log_buf;
+	attr.log_size = sizeof(log_buf);
+	attr.log_level = 1;
+	log_buf[0] = 0;
+	fd = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+	return fd < 0 ? -errno : fd;
+}
+
+static int run(int prog_fd, __u32 *retval)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = (__u32)prog_fd;
+	if (tb_sys_bpf(BPF_PROG_TEST_RUN, &attr))
+		return -errno;
+	*retval = attr.test.retval;
+	return 0;
+}
+
+static int prog_tag(int prog_fd, __u8 tag[BPF_TAG_SIZE])
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (__u32)prog_fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (__u64)(uintptr_t)&info;
+	if (tb_sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		return -errno;
+	memcpy(tag, info.tag, BPF_TAG_SIZE);
+	return 0;
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- item 1: &arena is the arena ---- */
+
+/* Reads a 4-byte (or, high != 0, the high half of an 8-byte) field via &arena. */
+static int read_field(int arena_fd, int off, bool high, __u32 *val)
+{
+	struct bpf_insn insns[] = {
+		TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, arena_fd),
+		LDX(high ? BPF_DW : BPF_W, BPF_REG_0, BPF_REG_1, (__s16)off),
+		high ? RSH64_IMM(BPF_REG_0, 32) : TB_MOV64_IMM(BPF_REG_2, 0),
+		TB_EXIT(),
+	};
+	struct load l = { 0 };
+	int fd = load(insns, N(insns), &l), err;
+
+	if (fd < 0)
+		return fd;
+	err = run(fd, val);
+	close(fd);
+	return err;
+}
+
+TEST(map_fields_read_through_arena_pointer)
+{
+	int type = bpf_map_member_off("map_type"), max = bpf_map_member_off("max_entries");
+	int flags = bpf_map_member_off("map_flags"), extra = bpf_map_member_off("map_extra");
+	int fd = tb_arena_create(16, 0, MAP_EXTRA_A);
+	__u32 v;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, type);
+	ASSERT_LE(0, extra);
+	ASSERT_EQ(0, read_field(fd, type, false, &v)) TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(ARENA_TYPE, v);
+	ASSERT_EQ(0, read_field(fd, max, false, &v));
+	EXPECT_EQ(16, v);
+	ASSERT_EQ(0, read_field(fd, flags, false, &v));
+	EXPECT_EQ(BPF_F_MMAPABLE, v);
+	ASSERT_EQ(0, read_field(fd, extra, false, &v));
+	EXPECT_EQ((__u32)MAP_EXTRA_A, v);
+	ASSERT_EQ(0, read_field(fd, extra, true, &v));
+	EXPECT_EQ(MAP_EXTRA_A >> 32, v);
+	/* Writes through a map pointer stay refused, as on 6.12. */
+	{
+		struct bpf_insn w[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			TB_INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_1, 0, (__s16)max, 1),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		struct load l = { 0 };
+
+		EXPECT_EQ(-EACCES, load(w, N(w), &l)) TH_LOG("log: %s", log_buf);
+		EXPECT_NE(NULL, strstr(log_buf, "only read from bpf_"));
+	}
+	close(fd);
+}
+
+/* The arena kfunc on the &arena pointer, read max_entries, as basic_alloc3. */
+TEST(alloc_max_entries_through_arena_pointer)
+{
+	int max = bpf_map_member_off("max_entries"), btf_fd, id;
+	int fd = tb_arena_create(2, 0, MAP_EXTRA_A), prog;
+	int fds[2];
+	__u32 v;
+
+	ASSERT_LE(0, fd);
+	id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+	ASSERT_LT(0, id);
+	fds[0] = -1;
+	fds[1] = btf_fd;
+	{
+		struct bpf_insn insns[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
+			TB_MOV64_IMM(BPF_REG_2, 0),
+			TB_MOV64_IMM(BPF_REG_4, -1),
+			TB_MOV64_IMM(BPF_REG_5, 0),
+			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
+			TB_JEQ_IMM(BPF_REG_0, 0, 2),
+			TB_MOV64_IMM(BPF_REG_0, 1),
+			TB_EXIT(),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_EXIT(),
+		};
+		struct load l = { .fd_array = btf_fd ? fds : NULL };
+
+		prog = load(insns, N(insns), &l);
+		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
+	}
+	ASSERT_EQ(0, run(prog, &v));
+	EXPECT_EQ(1, v);	/* both pages: max_entries read 2 */
+	ASSERT_EQ(0, run(prog, &v));
+	EXPECT_EQ(0, v);	/* full */
+	close(prog);
+	if (btf_fd)
+		close(btf_fd);
+	close(fd);
+}
+
+/*
+ * bpf_arena_alloc_pages() (alloc) or _free_pages() from a sleepable syscall
+ * program, like lib_bpf.h's tb_arena_kfunc() but resolving the kfunc as
+ * libbpf does on both kernels; 1 (alloc: non-NULL), 0, or -errno.
+ */
+static int arena_call(int arena_fd, bool alloc, __u64 addr, __u32 cnt)
+{
+	int btf_fd, id = kfunc_id(alloc ? "bpf_arena_alloc_pages" : "bpf_arena_free_pages",
+				  &btf_fd);
+	int fds[2] = { -1, btf_fd }, fd, err;
+	struct bpf_insn p[] = {
+		TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, arena_fd),
+		TB_LD_IMM64(BPF_REG_2, 0, addr),
+		TB_MOV64_IMM(BPF_REG_3, (__s32)cnt),
+		TB_MOV64_IMM(BPF_REG_4, -1),
+		TB_MOV64_IMM(BPF_REG_5, 0),
+		TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
+		alloc ? TB_JEQ_IMM(BPF_REG_0, 0, 2) : TB_MOV64_IMM(BPF_REG_0, 1),
+		TB_MOV64_IMM(BPF_REG_0, 1),
+		TB_EXIT(),
+		TB_MOV64_IMM(BPF_REG_0, 0),
+		TB_EXIT(),
+	};
+	struct load l = { .fd_array = btf_fd ? fds : NULL };
+	__u32 v;
+
+	if (id <= 0)
+		return id ?: -ENOENT;
+	fd = load(p, N(p) - (alloc ? 0 : 2), &l);
+	if (btf_fd)
+		close(btf_fd);
+	if (fd < 0)
+		return fd;
+	err = run(fd, &v);
+	close(fd);
+	return err ?: (int)v;
+}
+
+/*
+ * verifier_arena.c's iter_maps1, run.  Sleepable bpf_map iterators load but
+ * cannot be attached on either kernel (bpf_map is not a resched-able
+ * iterator target), so the same program shape runs as a sleepable BPF LSM
+ * program on the bpf_map hook (both kernels build BPF LSM in and enable it
+ * by default): it passes its argument, a map known only at run time, to
+ * bpf_arena_alloc_pages(map, NULL, map->max_entries, ...).  The kfunc must
+ * fill an arena and ignore every other map (identity by ops, at run time).
+ */
+TEST(runtime_map_argument_allocates_only_in_arenas)
+{
+	int max = bpf_map_member_off("max_entries"), btf_fd, id, target;
+	int a = tb_arena_create(2, 0, MAP_EXTRA_A), arr = tb_array_create();
+	int fds[2], prog, link, fd;
+	struct bpf_map_info info;
+	union bpf_attr attr;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, arr);
+	id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+	ASSERT_LT(0, id);
+	target = tb_vmlinux_func_id("bpf_lsm_bpf_map");
+	ASSERT_LT(0, target);
+	fds[0] = -1;
+	fds[1] = btf_fd;
+	{
+		struct bpf_insn p[] = {
+			LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0),		/* the map */
+			TB_JEQ_IMM(BPF_REG_1, 0, 6),
+			LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
+			TB_MOV64_IMM(BPF_REG_2, 0),
+			TB_MOV64_IMM(BPF_REG_4, -1),
+			TB_MOV64_IMM(BPF_REG_5, 0),
+			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_EXIT(),
+		};
+		memset(&attr, 0, sizeof(attr));
+		attr.prog_type = BPF_PROG_TYPE_LSM;
+		attr.expected_attach_type = BPF_LSM_MAC;
+		attr.attach_btf_id = (__u32)target;
+		attr.prog_flags = BPF_F_SLEEPABLE;
+		attr.insns = (__u64)(uintptr_t)p;
+		attr.insn_cnt = N(p);
+		attr.license = (__u64)(uintptr_t)"GPL";
+		attr.fd_array = btf_fd ? (__u64)(uintptr_t)fds : 0;
+		attr.log_buf = (__u64)(uintptr_t)log_buf;
+		attr.log_size = sizeof(log_buf);
+		attr.log_level = 1;
+		prog = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+		ASSERT_LE(0, prog) TH_LOG("errno %d, log: %s", errno, log_buf);
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (__u32)prog;
+	attr.link_create.attach_type = BPF_LSM_MAC;
+	link = tb_sys_bpf(BPF_LINK_CREATE, &attr);
+	ASSERT_LE(0, link) TH_LOG("link: errno %d", errno);
+	/* New fds of the arena and of an ARRAY: the hook runs for each map. */
+	memset(&info, 0, sizeof(info));
+	ASSERT_EQ(0, tb_map_info(arr, &info));
+	memset(&attr, 0, sizeof(attr));
+	attr.map_id = info.id;
+	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, tb_map_info(a, &info));
+	memset(&attr, 0, sizeof(attr));
+	attr.map_id = info.id;
+	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	ASSERT_LE(0, fd);
+	close(fd);
+	close(link);
+	/* Both pages went to the program: free one, get exactly one back. */
+	EXPECT_EQ(1, arena_call(a, false, MAP_EXTRA_A, 1)) TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(1, arena_call(a, true, 0, 1)) TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(0, arena_call(a, true, 0, 1));
+	close(prog);
+	if (btf_fd)
+		close(btf_fd);
+	close(arr);
+	close(a);
+}
+
+/* ---- item 3: tag ---- */
+
+TEST(tag_is_the_stock_tag_of_the_users_program)
+{
+	int a = tb_arena_create(4, 0, MAP_EXTRA_A), b = tb_arena_create(4, 0, MAP_EXTRA_B);
+	int arr = tb_array_create(), fa, fb, fx;
+	__u8 ta[BPF_TAG_SIZE], tb[BPF_TAG_SIZE], tx[BPF_TAG_SIZE];
+	struct load l = { 0 };
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, arr);
+	{
+		/* r1 = &global (offset 0); *(u32 *)r1 unused; return 0 */
+		struct bpf_insn pa[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, a),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		struct bpf_insn pb[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, b),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		struct bpf_insn px[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, arr),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+
+		fa = load(pa, N(pa), &l);
+		ASSERT_LE(0, fa) TH_LOG("log: %s", log_buf);
+		fb = load(pb, N(pb), &l);
+		ASSERT_LE(0, fb) TH_LOG("log: %s", log_buf);
+		fx = load(px, N(px), &l);
+		ASSERT_LE(0, fx) TH_LOG("log: %s", log_buf);
+	}
+	ASSERT_EQ(0, prog_tag(fa, ta));
+	ASSERT_EQ(0, prog_tag(fb, tb));
+	ASSERT_EQ(0, prog_tag(fx, tx));
+	EXPECT_EQ(0, memcmp(ta, tb, BPF_TAG_SIZE));	/* whatever the arena's address */
+	EXPECT_EQ(0, memcmp(ta, tx, BPF_TAG_SIZE));	/* the stock hash of these bytes */
+	close(fa);
+	close(fb);
+	close(fx);
+	close(arr);
+	close(b);
+	close(a);
+}
+
+/* ---- item 3: /proc/PID/maps ---- */
+
+TEST(proc_maps_names_the_mapping_like_6_12)
+{
+	int fd = tb_arena_create(4, 0, 0);
+	char line[512], want[64];
+	bool found = false;
+	void *p;
+	FILE *f;
+
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)p);
+	f = fopen("/proc/self/maps", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		found = true;
+		EXPECT_NE(NULL, strstr(line, " anon_inode:bpf-map\n")) TH_LOG("%s", line);
+	}
+	fclose(f);
+	EXPECT_TRUE(found);
+	munmap(p, 4 * PG);
+	close(fd);
+}
+
+/* ---- item 3: the refusals ---- */
+
+/*
+ * Every refusal the module issues in place of 6.12's verifier, with 6.12's
+ * errno and text; run on both kernels, so the 6.12 column is measured, not
+ * copied.  Refusals of the module's own (no 6.12 counterpart) have
+ * errno612 = 0: 6.12 loads the program.  Refusals tested elsewhere:
+ * "CAP_BPF and CAP_PERFMON are required to use arena" (EPERM) and "JIT is
+ * required to use arena" (EOPNOTSUPP) in arena_load_security_test;
+ * "bpf_arena: insn N: fd_array index I out of range" (EINVAL, module only)
+ * there too; the raise's refusals (a jump into a lowered access,
+ * constant blinding of an ST immediate: EINVAL, module only) in
+ * arena_adversarial_test and arena_load_security_test; iter_maps2/iter_maps3
+ * (EINVAL: "expected pointer to STRUCT bpf_map", "untrusted_ptr_bpf_map")
+ * in upstream_arena_test; CO-RE relocations on arena accesses (EINVAL,
+ * module only) in arena_prog_test.
+ */
+struct refusal {
+	const char *name;
+	int errno612;		/* 0: 6.12 accepts the program */
+	const char *text;	/* 6.12's text (or the module's, module-only rows) */
+	int errno61;		/* 6.1 + module */
+};
+
+enum { R_ATOMIC, R_OFF, R_CAST, R_TWO, R_NOADDR, R_SLEEP, R_HI32, R_NR };
+
+static const struct refusal refusals[R_NR] = {
+	[R_ATOMIC] = { "atomic_fetch_and_on_arena", EACCES,
+		       "BPF_ATOMIC stores into R1 arena is not allowed", EACCES },
+	[R_OFF] = { "map_value_offset_past_arena", ERANGE,
+		    "invalid access to map value pointer, value_size=0 off=16385", ERANGE },
+	[R_CAST] = { "cast_without_arena", EINVAL,
+		     "addr_space_cast insn can only be used in a program that has an associated arena",
+		     EINVAL },
+	[R_TWO] = { "two_arenas", EBUSY, "Only one arena per program", EBUSY },
+	[R_NOADDR] = { "arena_without_user_address", EINVAL,
+		       "arena's user address must be set via map_extra or mmap()", EINVAL },
+	[R_SLEEP] = { "alloc_from_non_sleepable", EACCES,
+		      "program must be sleepable to call sleepable kfunc bpf_arena_alloc_pages",
+		      EACCES },
+	[R_HI32] = { "test_rnd_hi32", 0,
+		     "BPF_F_TEST_RND_HI32 is not supported for arena programs on this kernel",
+		     EINVAL },
+};
+
+static int try_refusal(int which, int a, int b, int noaddr)
+{
+	const struct refusal *r = &refusals[which];
+	struct load l = { 0 };
+	int fds[2] = { -1, 0 }, btf_fd = 0, id, fd = -EINVAL;
+
+	switch (which) {
+	case R_ATOMIC: {
+		struct bpf_insn p[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, a),
+			CAST_KERN(BPF_REG_1, BPF_REG_1),
+			TB_MOV64_IMM(BPF_REG_2, 1),
+			ATOMIC(BPF_DW, BPF_REG_1, BPF_REG_2, 0, BPF_AND | BPF_FETCH),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_OFF: {
+		struct bpf_insn p[] = {
+			TB_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_VALUE, 0, a),
+			TB_INSN(0, 0, 0, 0, 4 * PG + 1),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_CAST: {
+		struct bpf_insn p[] = {
+			TB_MOV64_IMM(BPF_REG_1, 0), CAST_KERN(BPF_REG_1, BPF_REG_1),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_TWO: {
+		struct bpf_insn p[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
+			TB_LD_IMM64(BPF_REG_2, BPF_PSEUDO_MAP_FD, b),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_NOADDR: {
+		struct bpf_insn p[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, noaddr),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_SLEEP:
+		id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+		if (id <= 0)
+			return id;
+		fds[1] = btf_fd;
+		{
+			struct bpf_insn p[] = {
+				TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
+				TB_MOV64_IMM(BPF_REG_2, 0), TB_MOV64_IMM(BPF_REG_3, 1),
+				TB_MOV64_IMM(BPF_REG_4, -1), TB_MOV64_IMM(BPF_REG_5, 0),
+				TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+					btf_fd ? 1 : 0, id),
+				TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			};
+			/* XDP: kfuncs allowed, not sleepable */
+			l.type = BPF_PROG_TYPE_XDP;
+			l.fd_array = btf_fd ? fds : NULL;
+			fd = load(p, N(p), &l);
+		}
+		if (btf_fd)
+			close(btf_fd);
+		break;
+	case R_HI32: {
+		struct bpf_insn p[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
+		l.flags = BPF_F_TEST_RND_HI32;
+		fd = load(p, N(p), &l);
+		break;
+	}
+	}
+	(void)r;
+	return fd;
+}
+
+TEST(refusals_have_6_12_errno_and_text)
+{
+	int a = tb_arena_create(4, 0, MAP_EXTRA_A), b = tb_arena_create(4, 0, MAP_EXTRA_B);
+	int noaddr = tb_arena_create(4, 0, 0);
+	bool mod = on_module();
+	int i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, noaddr);
+	for (i = 0; i < R_NR; i++) {
+		const struct refusal *r = &refusals[i];
+		int want = mod ? r->errno61 : r->errno612;
+		int fd = try_refusal(i, a, b, noaddr);
+
+		TH_LOG("%-28s 6.12: %-7s 6.1+module: %-7s \"%s\"", r->name,
+		       r->errno612 ? strerror(r->errno612) : "loads", strerror(r->errno61), r->text);
+		if (!want) {
+			EXPECT_LE(0, fd) TH_LOG("%s: %d, log: %s", r->name, fd, log_buf);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		EXPECT_EQ(-want, fd) TH_LOG("%s: log: %s", r->name, log_buf);
+		if (fd >= 0)
+			close(fd);
+		EXPECT_NE(NULL, strstr(log_buf, r->text)) TH_LOG("%s: log: %s", r->name, log_buf);
+	}
+	close(noaddr);
+	close(b);
+	close(a);
+}
+
+TEST_HARNESS_MAIN
