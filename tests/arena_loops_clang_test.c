@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 
 #if LIBBPF_MAJOR_VERSION < 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION < 4)
-#error "needs the headers of libbpf >= 1.4 (cache/libbpf-new/include)"
+#error "needs the headers of libbpf >= 1.4 (bookworm-backports, LIBBPF_BPO_INC)"
 #endif
 
 #define NODES	100000

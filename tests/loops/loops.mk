@@ -22,7 +22,7 @@ loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN)
 	$(LOOPS_UNIT_SAN)
 
 # A clang-19 can_loop program loaded by libbpf >= 1.4 (tests/libbpf-new/libbpf-new.mk
-# provides LIBBPF_NEW_A / LIBBPF_NEW_INC).  This explicit rule overrides the generic
+# provides LIBBPF_BPO_A / LIBBPF_BPO_INC, aliased LIBBPF_NEW_*).  This explicit rule overrides the generic
 # $(BUILD)/tests/% rule, which links the system libbpf 1.1.
 LOOPS_OUT := $(BUILD)/tests/loops
 LOOPS_BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Werror -I$(LIBBPF_NEW_INC) \
