@@ -20,3 +20,10 @@ debug-kernel:
 
 check-debug: debug-kernel
 	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) -- suite
+
+# `make check-kernels [ALL=1]`: the module and the VM suite on the Debian 12 6.1
+# kernels apt lists now (amd64, cloud-amd64, rt-amd64); default the oldest and
+# newest ABI of each flavour, ALL=1 every ABI; KERNELS="6.1.0-N-FLAVOUR ..." picks.
+.PHONY: check-kernels
+check-kernels:
+	$(TOP)/scripts/check-kernels.sh $(if $(ALL),--all) $(KERNELS)
