@@ -6,6 +6,7 @@
 #                                  tests looping as background load
 #   guest.sh SECONDS SEED faults   the same, failslab + fail_page_alloc failing
 #                                  the stress threads' ioctl/bpf calls (task filter)
+#   guest.sh SECONDS SEED fuzz     arena_syscall_fuzz (make fuzz-syscalls)
 #   guest.sh 0 0 suite-faults      the whole kselftest suite with every test
 #                                  process failing allocations (task filter)
 #
@@ -103,6 +104,11 @@ stress|faults)
 		echo "# guest: its last run: $(grep '^# Totals' /tmp/bg.$t.log)"
 		if [ "$crashes" = 0 ] && [ "$runs" -gt 0 ]; then ok "background_${t}_never_crashed"; else notok "background_${t}_never_crashed"; fi
 	done
+	;;
+fuzz)
+	"$bin/arena_syscall_fuzz" "$secs" "$seed"
+	rc=$?
+	if [ $rc -eq 0 ]; then ok fuzz_syscalls_no_finding; else notok "fuzz_syscalls_no_finding (rc=$rc)"; fi
 	;;
 suite-faults)
 	fault_setup 5 || { notok fault_injection_available; echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"; exit 1; }
