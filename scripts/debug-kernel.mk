@@ -27,3 +27,12 @@ check-debug: debug-kernel
 .PHONY: check-kernels
 check-kernels:
 	$(TOP)/scripts/check-kernels.sh $(if $(ALL),--all) $(KERNELS)
+
+# `make check-faults`: fault injection on the debug kernel (Debian's config has
+# none): the whole suite with every test process failing 5% of its slab and page
+# allocations (task filter; assertions fail by design, the kernel log, the module's
+# clean unload, the memory and kmemleak decide), then `make stress-faults`.
+check-faults: debug-kernel $(STRESS_BIN)
+	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) \
+		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh 0 0 suite-faults
+	$(MAKE) -s stress-faults STRESS_KERNEL=debug
