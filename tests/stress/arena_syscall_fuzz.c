@@ -30,7 +30,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
@@ -562,6 +564,58 @@ static void op_close(void)
 	}
 }
 
+/* ---- a memory cgroup for the workers --------------------------------- */
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_FUZZ		CG_ROOT "/arena_fuzz"
+#define FUZZ_MEM_MAX	"268435456"
+
+static int put(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static bool cg_setup(void)
+{
+	mkdir(CG_ROOT, 0755);
+	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
+		return false;
+	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		return false;
+	mkdir(CG_FUZZ, 0755);
+	put(CG_FUZZ "/memory.swap.max", "0");	/* absent without swap: fine */
+	return !put(CG_FUZZ "/memory.max", FUZZ_MEM_MAX);
+}
+
+static void cg_enter(void)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	put(CG_FUZZ "/cgroup.procs", pid);
+}
+
+static long cg_oom_kills(void)
+{
+	FILE *f = fopen(CG_FUZZ "/memory.events", "r");
+	char line[64];
+	long n = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "oom_kill %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static void epoch(void)
 {
 	unsigned int i;
@@ -589,7 +643,9 @@ int main(int argc, char **argv)
 	unsigned int seconds = argc > 1 ? (unsigned int)atoi(argv[1]) : 60;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : (uint64_t)time(NULL);
 	time_t end = time(NULL) + seconds;
-	unsigned long epochs = 0, findings = 0;
+	unsigned long epochs = 0, findings = 0, ooms = 0;
+	long oom0;
+	bool have_cg;
 	struct rlimit rl = { 64 << 20, 64 << 20 };
 	int b;
 
@@ -607,6 +663,14 @@ int main(int argc, char **argv)
 		close(b);
 	/* bound what one epoch can pin: device arenas charge RLIMIT_MEMLOCK */
 	setrlimit(RLIMIT_MEMLOCK, &rl);
+	/*
+	 * bpf() arenas are root's and charge only the memory cgroup: workers run
+	 * in one of FUZZ_MEM_MAX, so filling it kills a worker (memcg OOM, not a
+	 * finding), never this process or the guest.
+	 */
+	have_cg = cg_setup();
+	printf("# fuzz-syscalls: workers %s\n", have_cg ? "in a " FUZZ_MEM_MAX "-byte memory cgroup" :
+	       "NOT memory-bounded (no cgroup2 memory controller): a global OOM kill ends the run");
 
 	if (getenv("BPF_ARENA_FUZZ_EPOCH"))	/* replay one epoch of a finding */
 		epochs = strtoul(getenv("BPF_ARENA_FUZZ_EPOCH"), NULL, 0);
@@ -615,6 +679,7 @@ int main(int argc, char **argv)
 		int st;
 
 		rng = seed * 0x9e3779b97f4a7c15ULL + epochs + 1;
+		oom0 = cg_oom_kills();
 		pid = fork();
 		if (pid == 0) {
 			struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_NODEFER };
@@ -622,6 +687,8 @@ int main(int argc, char **argv)
 			sigaction(SIGSEGV, &sa, NULL);
 			sigaction(SIGBUS, &sa, NULL);
 			signal(SIGALRM, on_alarm);
+			if (have_cg)
+				cg_enter();
 			/* CAP_IPC_LOCK would lift the memlock bound */
 			{
 				struct { uint32_t version; int pid; } h = { 0x20080522, 0 };
@@ -641,14 +708,17 @@ int main(int argc, char **argv)
 			break;
 		}
 		waitpid(pid, &st, 0);
-		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (have_cg && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && cg_oom_kills() > oom0) {
+			ooms++;	/* the worker filled its memory cgroup: bounded, not a finding */
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			findings++;
 			printf("# FINDING in epoch %lu (replay: SEED=%llu, epoch %lu): status %#x\n",
 			       epochs, (unsigned long long)seed, epochs, st);
 		}
 		epochs++;
 	}
-	printf("# fuzz-syscalls: %lu epochs of %u ops, %lu findings\n", epochs, EPOCH_OPS, findings);
+	printf("# fuzz-syscalls: %lu epochs of %u ops, %lu findings, %lu workers ended by their memory cgroup's OOM\n",
+	       epochs, EPOCH_OPS, findings, ooms);
 	printf("%s 1 fuzz_syscalls\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       findings ? "not ok" : "ok", !findings, !!findings);
 	return findings ? 1 : 0;
