@@ -72,6 +72,20 @@ SYSTEM_TRUSTED_KEYS=""
 LOCALVERSION="-bpfarena-debug"
 LOCALVERSION_AUTO=n
 EOF
+	# What a QEMU guest (serial console, virtio-pci, 9p, initramfs) never
+	# uses, off to shorten the build (hypervisors, IOMMUs, LSMs but lockdown,
+	# firmware and display, radios, USB/HID, power management, IPv6,
+	# netfilter, qdiscs).  Nothing the module or the tests touch.
+	local o
+	for o in XEN HYPERV AMD_IOMMU INTEL_IOMMU SECURITY_SELINUX SECURITY_TOMOYO \
+		SECURITY_APPARMOR IMA EVM INTEGRITY DRM FB EFI MFD_INTEL_LPSS WLAN WIRELESS \
+		BT NFC USB_SUPPORT HID INPUT_JOYSTICK INPUT_TOUCHSCREEN INPUT_MISC \
+		VIRTUALIZATION PCCARD KEXEC KEXEC_FILE CRASH_DUMP HIBERNATION SUSPEND \
+		MICROCODE MEMORY_HOTPLUG ACPI_APEI X86_SGX NETLABEL MEDIA_SUPPORT SOUND \
+		I2C SPI THERMAL_HWMON HWMON X86_INTEL_LPSS IPV6 NETFILTER XFRM_USER \
+		NET_SCHED RFKILL INFINIBAND VFIO AGP FRAMEBUFFER_CONSOLE LOGO; do
+		echo "$o=n"
+	done
 }
 
 # The cache key: the config fragment, the source package and the recipe
