@@ -53,13 +53,17 @@ struct bpf_arena {
 	 * also charged to the creator's RLIMIT_MEMLOCK, as io_uring does:
 	 * memlock_user's locked_vm against memlock_limit (pages, the limit at
 	 * creation); memlock_user is NULL when not charged (bpf() arenas,
-	 * creators with CAP_IPC_LOCK).
+	 * creators with CAP_IPC_LOCK).  memlock_user is memlock_cred->user, kept
+	 * alive by the reference on the creator's cred: free_uid() is not
+	 * exported by every 6.1 ABI (6.1.0-47 has no export, 6.1.0-57 has), and
+	 * put_cred() is.
 	 */
 	bool dev;
 	bool dev_counted;
 	kuid_t dev_uid;
 	struct list_head dev_node;
 	struct user_struct *memlock_user;
+	const struct cred *memlock_cred;
 	unsigned long memlock_limit;
 	unsigned long memlock_warned;	/* bit 0: the limit was reported */
 	/*

@@ -10,6 +10,7 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/file.h>
 #include <linux/idr.h>
@@ -143,7 +144,8 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 			goto free;
 		/* As io_uring: CAP_IPC_LOCK may lock memory without limit. */
 		if (!ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK)) {
-			arena->memlock_user = get_uid(current_user());
+			arena->memlock_cred = get_current_cred();
+			arena->memlock_user = arena->memlock_cred->user;
 			arena->memlock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 		}
 	}

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
@@ -434,7 +435,8 @@ void arena_mem_free(struct bpf_arena *arena)
 		mem_cgroup_put(arena->memcg);
 	if (arena->memlock_user) {
 		arena_uncharge(arena, nr);
-		free_uid(arena->memlock_user);
 		arena->memlock_user = NULL;
+		put_cred(arena->memlock_cred);
+		arena->memlock_cred = NULL;
 	}
 }
