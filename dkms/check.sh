@@ -17,7 +17,9 @@
 # CHECK_DKMS_QUICK=1 gives the guest the host's resolve_btfids (built by
 # setup.sh from linux-source-6.1) instead of letting the DKMS build make one
 # from the guest's linux-source-6.1 (that path is then not tested);
-# CHECK_DKMS_AUTOINSTALL=0 skips the AUTOINSTALL rebuild; CHECK_DKMS_GROUP,
+# CHECK_DKMS_AUTOINSTALL=0 skips the rebuilds after the first build of each
+# path (AUTOINSTALL through the kernel hook in boots 2 and 3, the postinst
+# run again with 6.12 installed); CHECK_DKMS_GROUP,
 # CHECK_DKMS_MODE for the udev rule (default bpf, 0660).
 # Ends with "check-dkms: N passed, M failed" and the times; exit 0 iff all passed.
 set -euo pipefail
