@@ -11,7 +11,7 @@
 # module back, kernel upgrade rebuild, apt-get remove and purge leave nothing:
 # dkms/guest-deb.sh).
 #
-# Environment: CHECK_DKMS_TIMEOUT (s, default 3600) for the whole QEMU run;
+# Environment: CHECK_DKMS_TIMEOUT (s, default 5400) for the whole QEMU run;
 # CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`); CHECK_DKMS_K612=0
 # skips its upgrade to the 6.12 kernel;
 # CHECK_DKMS_QUICK=1 gives the guest the host's resolve_btfids (built by
@@ -25,7 +25,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$top/VERSION")
-timeout=${CHECK_DKMS_TIMEOUT:-3600}
+timeout=${CHECK_DKMS_TIMEOUT:-5400}
 group=${CHECK_DKMS_GROUP:-bpf}
 mode=${CHECK_DKMS_MODE:-0660}
 t_start=$(date +%s)
