@@ -11,19 +11,21 @@
 # module back, kernel upgrade rebuild, apt-get remove and purge leave nothing:
 # dkms/guest-deb.sh).
 #
-# Environment: CHECK_DKMS_TIMEOUT (s, default 3600) for the whole QEMU run;
+# Environment: CHECK_DKMS_TIMEOUT (s, default 5400) for the whole QEMU run;
 # CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`); CHECK_DKMS_K612=0
 # skips its upgrade to the 6.12 kernel;
 # CHECK_DKMS_QUICK=1 gives the guest the host's resolve_btfids (built by
 # setup.sh from linux-source-6.1) instead of letting the DKMS build make one
 # from the guest's linux-source-6.1 (that path is then not tested);
-# CHECK_DKMS_AUTOINSTALL=0 skips the AUTOINSTALL rebuild; CHECK_DKMS_GROUP,
+# CHECK_DKMS_AUTOINSTALL=0 skips the rebuilds after the first build of each
+# path (AUTOINSTALL through the kernel hook in boots 2 and 3, the postinst
+# run again with 6.12 installed); CHECK_DKMS_GROUP,
 # CHECK_DKMS_MODE for the udev rule (default bpf, 0660).
 # Ends with "check-dkms: N passed, M failed" and the times; exit 0 iff all passed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$top/VERSION")
-timeout=${CHECK_DKMS_TIMEOUT:-3600}
+timeout=${CHECK_DKMS_TIMEOUT:-5400}
 group=${CHECK_DKMS_GROUP:-bpf}
 mode=${CHECK_DKMS_MODE:-0660}
 t_start=$(date +%s)
