@@ -188,34 +188,45 @@ struct tagged_func {
 static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 {
 	u32 id, arg, f, nr_funcs = 0, added = 0, u64_id, next_id = b->nr;
+	const u32 room = BTF_SIZE_MAX - b->size;	/* blob_parse: size <= max */
 	const struct btf_header *h = b->hdr;
 	struct tagged_func *funcs;
 	struct btf_header *nh;
 	void *out = NULL, *types, *end;
+	u32 *slot;	/* FUNC id -> its index in funcs + 1: no quadratic search */
 
 	funcs = kvcalloc(b->nr, sizeof(*funcs), GFP_KERNEL);
-	if (!funcs)
-		return NULL;
+	slot = kvcalloc(b->nr, sizeof(*slot), GFP_KERNEL);
+	if (!funcs || !slot)
+		goto out;
 	for (id = 1; id < b->nr; id++) {
-		u32 func = tagged_func(b, blob_type(b, id), &arg);
+		u32 func = tagged_func(b, blob_type(b, id), &arg), len;
 
 		if (!func)
 			continue;
-		for (f = 0; f < nr_funcs && funcs[f].func != func; f++)
-			;
-		if (f == nr_funcs) {
-			funcs[nr_funcs++].func = func;
-			added += btf_type_len(blob_type(b, blob_type(b, func)->type));
+		if (!slot[func]) {
+			/*
+			 * Each clone is up to 12 + 8 * 65535 bytes and a crafted
+			 * blob may tag many FUNCs: bound the sum as it grows, so
+			 * it can neither wrap nor pass BTF_SIZE_MAX.
+			 */
+			len = btf_type_len(blob_type(b, blob_type(b, func)->type));
+			if (len > room - added)
+				goto out;
+			added += len;
+			funcs[nr_funcs].func = func;
+			slot[func] = ++nr_funcs;
 		}
-		funcs[f].args |= 1U << arg;
+		funcs[slot[func] - 1].args |= 1U << arg;
 	}
 	if (!nr_funcs)
 		goto out;
 	u64_id = find_u64(b);
-	if (!u64_id)
+	if (!u64_id) {
+		if (sizeof(struct btf_type) + sizeof(u32) > room - added)
+			goto out;
 		added += sizeof(struct btf_type) + sizeof(u32);
-	if (added > BTF_SIZE_MAX - b->size)
-		goto out;
+	}
 	*new_size = sizeof(*nh) + h->type_len + added + h->str_len;
 	out = kvzalloc(*new_size, GFP_KERNEL);
 	if (!out)
@@ -253,6 +264,7 @@ static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 		end += len;
 	}
 out:
+	kvfree(slot);
 	kvfree(funcs);
 	return out;
 }
