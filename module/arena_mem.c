@@ -435,36 +435,86 @@ int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	return ret;
 }
 
-#define UNMAP_BATCH	64
+/* One pass: at most this many pages and runs, one TLB flush. */
+#define PASS_PAGES	4096U
+#define PASS_RUNS	128U
+#define SMALL_PASS	16U
 
-void arena_unmap_freeing(struct bpf_arena *arena)
+/* Clears the kernel PTEs of up to the limits of freeing pages; the runs done. */
+static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
+				     struct page **pages, unsigned int max_pages,
+				     unsigned long *runs, unsigned int max_runs,
+				     unsigned int *nr_pages)
 {
-	unsigned long max, start = 0, s, e, flags, kaddr;
-	struct page *pages[UNMAP_BATCH];
-	unsigned int i, nr, n;
+	unsigned long s = 0, e, flags;
+	unsigned int nruns = 0, n;
 
-	if (!arena_has_range(arena))
-		return;
-	max = arena_page_cnt_max(arena);
-	for (;;) {
+	*nr_pages = 0;
+	while (nruns < max_runs && *nr_pages < max_pages) {
 		flags = arena_plock(arena);
-		s = find_next_bit(arena->freeing, max, start);
+		s = find_next_bit(arena->freeing, max, s);
 		if (s >= max) {
 			arena_punlock(arena, flags);
 			break;
 		}
-		e = find_next_zero_bit(arena->freeing, min(max, s + UNMAP_BATCH), s);
-		n = e - s;
-		kaddr = arena_kaddr(arena, (u32)(arena->user_vm_start + (s << PAGE_SHIFT)));
-		/* As arena_free_pages(): used until no mapping is left. */
-		nr = kern_clear(kaddr, n, pages);
+		n = min_t(unsigned long, max - s, max_pages - *nr_pages);
+		e = find_next_zero_bit(arena->freeing, s + n, s);
+		/* The run stays used (and freeing) until no mapping of it is left. */
+		*nr_pages += kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
+								 (s << PAGE_SHIFT))),
+					e - s, pages + *nr_pages);
 		arena_punlock(arena, flags);
-		kern_flush(kaddr, n);
-		arena_zap(arena, s, n);
+		runs[2 * nruns] = s;
+		runs[2 * nruns + 1] = e;
+		nruns++;
+		s = e;
+	}
+	return nruns;
+}
+
+void arena_unmap_freeing(struct bpf_arena *arena)
+{
+	unsigned long max, lo, hi, flags, *runs, small_runs[2];
+	struct page **pages, *small_pages[SMALL_PASS];
+	unsigned int i, nruns, nr, max_pages, max_runs;
+
+	if (!arena_has_range(arena))
+		return;
+	max = arena_page_cnt_max(arena);
+	pages = kvmalloc_array(PASS_PAGES, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	runs = kmalloc_array(2 * PASS_RUNS, sizeof(*runs), GFP_KERNEL | __GFP_NOWARN);
+	if (pages && runs) {
+		max_pages = PASS_PAGES;
+		max_runs = PASS_RUNS;
+	} else {
+		/* Short of memory: the same, a few pages at a time. */
+		kvfree(pages);
+		kfree(runs);
+		pages = small_pages;
+		runs = small_runs;
+		max_pages = SMALL_PASS;
+		max_runs = 1;
+	}
+	for (;;) {
+		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
+		if (!nruns)
+			break;
+		/* One flush for the pass (x86 flushes everything past 33 pages). */
+		lo = runs[0];
+		hi = runs[2 * nruns - 1];
+		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
+			   hi - lo);
+		for (i = 0; i < nruns; i++)
+			arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
+		/* Only the runs this pass unmapped: newer frees wait for the next. */
 		flags = arena_plock(arena);
-		bitmap_clear(arena->used, s, n);
-		bitmap_clear(arena->resv, s, n);
-		bitmap_clear(arena->freeing, s, n);
+		for (i = 0; i < nruns; i++) {
+			unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
+
+			bitmap_clear(arena->used, s, n);
+			bitmap_clear(arena->resv, s, n);
+			bitmap_clear(arena->freeing, s, n);
+		}
 		arena_punlock(arena, flags);
 		for (i = 0; i < nr; i++)
 			arena_pool_recycle(arena, pages[i]);
@@ -472,8 +522,11 @@ void arena_unmap_freeing(struct bpf_arena *arena)
 		atomic64_add(nr, &arena->kern_frees);
 		atomic64_add(nr, &arena->deferred_frees);
 		arena_uncharge(arena, nr);
-		start = e;
 		cond_resched();
+	}
+	if (pages != small_pages) {
+		kvfree(pages);
+		kfree(runs);
 	}
 }
 

@@ -7,8 +7,8 @@
  * *_nosleep tests (basic_alloc1/2/3_nosleep, big_alloc3) are ported here as
  * TC programs (upstream uses "socket", which cannot call kfuncs on 6.1).
  *
- * nested_* runs inside the arena's locked section: fentry on
- * apply_to_existing_page_range(), which the module calls only with the
+ * nested_in_lock runs inside the arena's locked section: fentry on
+ * apply_to_page_range(), which a non-sleepable allocation calls with the
  * arena's page lock held.  Its calls must fail cleanly, never deadlock.
  */
 #include <linux/bpf.h>
@@ -88,6 +88,14 @@ int syscall_sleepable_round(void *ctx)
 	return one_round();
 }
 
+/* Frees last_page from a non-sleepable program (deferred unmapping). */
+SEC("tc")
+int tc_free_last(void *ctx)
+{
+	bpf_arena_free_pages(&arena, (void __arena *)last_page, 1);
+	return 0;
+}
+
 /* Triggered by BPF_PROG_TEST_RUN of any fentry program (bpf_fentry_test1()). */
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(fentry_round, int a)
@@ -97,7 +105,7 @@ int BPF_PROG(fentry_round, int a)
 	return one_round();
 }
 
-SEC("fentry/apply_to_existing_page_range")
+SEC("fentry/apply_to_page_range")
 int BPF_PROG(nested_in_lock, void *mm, unsigned long addr, unsigned long size)
 {
 	void __arena *p;
