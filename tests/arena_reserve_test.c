@@ -40,9 +40,14 @@ FIXTURE_VARIANT_ADD(resv, asm) { .build = 1 };
 FIXTURE_SETUP(resv)
 {
 	self->obj = NULL;
-	if (kernel_has_native_arena())
-		SKIP(return, "bpf_arena_reserve_pages() is upstream 6.17; this kernel's arena has none");
 }
+
+/* In the test body: a SKIP in the fixture setup does not stop the body on 6.1's harness. */
+#define NEED_RESERVE()								\
+	do {									\
+		if (kernel_has_native_arena())					\
+			SKIP(return, "bpf_arena_reserve_pages() is upstream 6.17; this kernel's arena has none"); \
+	} while (0)
 
 FIXTURE_TEARDOWN(resv)
 {
@@ -75,10 +80,12 @@ static __u32 load_run(struct __test_metadata *_metadata, FIXTURE_DATA(resv) *sel
 #define BOTH_TESTS(name)							\
 	TEST_F(resv, name##_sleepable)						\
 	{									\
+		NEED_RESERVE();							\
 		EXPECT_EQ(0, load_run(_metadata, self, variant->build, #name "_s", false)); \
 	}									\
 	TEST_F(resv, name##_nosleep)						\
 	{									\
+		NEED_RESERVE();							\
 		EXPECT_EQ(0, load_run(_metadata, self, variant->build, #name "_nosleep", false)); \
 	}
 
@@ -107,6 +114,7 @@ TEST_F(resv, user_fault_populates_reserved_page)
 	struct bpf_arena *a;
 	char *base, c = 1;
 
+	NEED_RESERVE();
 	ASSERT_EQ(0, load_run(_metadata, self, variant->build, "reserve_semantics_s", false));
 	map = bpf_object__find_map_by_name(self->obj, "arena");
 	a = bpf_arena_object_arena(map);
@@ -126,6 +134,7 @@ TEST_F(resv, user_fault_on_reserved_page_segv_on_fault)
 	struct bpf_arena *a;
 	char *base, c;
 
+	NEED_RESERVE();
 	ASSERT_EQ(0, load_run(_metadata, self, variant->build, "reserve_semantics_s", true));
 	a = bpf_arena_object_arena(bpf_object__find_map_by_name(self->obj, "arena"));
 	ASSERT_NE(NULL, a);
