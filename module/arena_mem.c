@@ -236,7 +236,14 @@ void arena_punlock(struct bpf_arena *arena, unsigned long flags)
 	raw_spin_unlock_irqrestore(&arena->plock, flags);
 }
 
-/* About 100 us of spinning on a busy plock before giving up. */
+/*
+ * How often a non-sleepable caller retries a busy plock before giving up
+ * (65536 cpu_relax(): about a millisecond or two): holders keep it for
+ * short sections (at most PLOCK_BATCH pages of page table work, or the
+ * GFP_NOWAIT allocations of one call), so only a holder that waits on the
+ * caller (an ABBA through a lock the program's context holds) or heavy
+ * contention runs into it.
+ */
 #define PLOCK_SPINS	(1U << 16)
 
 bool arena_plock_nosleep(struct bpf_arena *arena, unsigned long *flags)
@@ -435,9 +442,11 @@ int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	return ret;
 }
 
+/* Page table work per plock hold (bounds what a non-sleepable caller waits for). */
+#define PLOCK_BATCH	128UL
 /* One pass: at most this many pages and runs, one TLB flush. */
 #define PASS_PAGES	4096U
-#define PASS_RUNS	128U
+#define PASS_RUNS	256U
 #define SMALL_PASS	16U
 
 /* Clears the kernel PTEs of up to the limits of freeing pages; the runs done. */
@@ -457,7 +466,7 @@ static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
 			arena_punlock(arena, flags);
 			break;
 		}
-		n = min_t(unsigned long, max - s, max_pages - *nr_pages);
+		n = min3(max - s, (unsigned long)(max_pages - *nr_pages), PLOCK_BATCH);
 		e = find_next_zero_bit(arena->freeing, s + n, s);
 		/* The run stays used (and freeing) until no mapping of it is left. */
 		*nr_pages += kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +

@@ -10,7 +10,7 @@
  *
  * - plock (arena.h) with arena_plock_nosleep(): a bounded trylock that gives
  *   up at once when this CPU already holds it (nested program), and after
- *   about 100 us otherwise; the caller then fails cleanly (NULL, -EBUSY).
+ *   65536 retries otherwise; the caller then fails cleanly (NULL, -EBUSY).
  * - Pages come from a per-arena pool of pre-allocated, zeroed pages (charged
  *   to the arena's memcg when allocated), filled when a non-sleepable
  *   program that allocates is loaded and refilled by a work item.  XDP, TC
@@ -324,7 +324,7 @@ void arena_free_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	pgoff = arena_compute_pgoff(arena, uaddr32);
 	end = pgoff + ((uaddr_end - full_uaddr) >> PAGE_SHIFT);
 
-	/* Busy (nested in arena code, or contended for ~100 us): the pages stay allocated. */
+	/* Busy (nested in arena code, or heavily contended): the pages stay allocated. */
 	if (!arena_plock_nosleep(arena, &flags))
 		return;
 	for (i = find_next_bit(arena->used, end, pgoff); i < end;

