@@ -80,7 +80,7 @@ struct lstate {
 enum {
 	A_NONE, A_CAST_KERN, A_CAST_USER, A_CAST_USER_NC, A_ALU32, A_LOAD, A_STX, A_ST,
 	A_ATOMIC, A_AFETCH, A_CMPXCHG, A_LD_MAP, A_LD_VALUE, A_KF_ALLOC, A_KF_FREE,
-	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_NR
+	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_KF_RESERVE, A_NR
 };
 
 static const __u8 act_len[A_NR] = {
@@ -90,6 +90,7 @@ static const __u8 act_len[A_NR] = {
 	[A_AFETCH] = BPFA_PH_LEN_ATOMIC_FETCH, [A_CMPXCHG] = BPFA_PH_LEN_CMPXCHG,
 	[A_LD_MAP] = 1, [A_LD_VALUE] = 1, [A_KF_ALLOC] = 3, [A_KF_FREE] = 3,
 	[A_KF_ALLOC_MAP] = 1, [A_KF_FREE_MAP] = 1,
+	[A_KF_RESERVE] = 3,
 };
 
 #define RET_VIS		0x80
@@ -508,14 +509,17 @@ static void xfer_call(struct lctx *c, struct lstate *st, __u32 i)
 {
 	__u8 a = c->act[i];
 
-	if (c->final && (a == A_KF_ALLOC || a == A_KF_FREE)) {
+	if (c->final && (a == A_KF_ALLOC || a == A_KF_FREE || a == A_KF_RESERVE)) {
 		const char *name = a == A_KF_ALLOC ? "bpf_arena_alloc_pages" :
-			"bpf_arena_free_pages";
+			a == A_KF_FREE ? "bpf_arena_free_pages" : "bpf_arena_reserve_pages";
 
 		/* 6.12's check and errno (check_kfunc_call()). */
 		if (!c->env->sleepable) {
 			lerr(c, -EACCES, i, "program must be sleepable to call sleepable kfunc %s",
 			     name);
+		} else if (!(st->map & (1u << BPF_REG_1)) && a == A_KF_RESERVE) {
+			/* No run-time-map variant of reserve (kfunc.c). */
+			lerr(c, -EINVAL, i, "R1 of %s must be the arena map", name);
 		} else if (!(st->map & (1u << BPF_REG_1))) {
 			/*
 			 * A map known only at run time: the kfunc takes a
@@ -690,8 +694,9 @@ static int classify(struct lctx *c, __u32 i)
 
 		if (env->classify_kfunc)
 			k = env->classify_kfunc(env->ctx, insn);
-		if (k == BPFA_KF_ALLOC || k == BPFA_KF_FREE) {
-			c->act[i] = k == BPFA_KF_ALLOC ? A_KF_ALLOC : A_KF_FREE;
+		if (k == BPFA_KF_ALLOC || k == BPFA_KF_FREE || k == BPFA_KF_RESERVE) {
+			c->act[i] = k == BPFA_KF_ALLOC ? A_KF_ALLOC :
+				    k == BPFA_KF_FREE ? A_KF_FREE : A_KF_RESERVE;
 			c->res->uses_arena = true;
 		}
 		return 0;
@@ -1005,9 +1010,11 @@ static int emit(struct lctx *c)
 			break;
 		case A_KF_ALLOC:
 		case A_KF_FREE:
+		case A_KF_RESERVE:
 			emit_companion(c, o, BPF_REG_1);
 			o[2] = *insn;
-			o[2].imm = a == A_KF_ALLOC ? env->kf_alloc_ph_id : env->kf_free_ph_id;
+			o[2].imm = a == A_KF_ALLOC ? env->kf_alloc_ph_id :
+				   a == A_KF_FREE ? env->kf_free_ph_id : env->kf_reserve_ph_id;
 			break;
 		case A_KF_ALLOC_MAP:
 		case A_KF_FREE_MAP:

@@ -18,7 +18,7 @@
 #define BPFA_MSG_LEN	192
 
 enum bpfa_ld_kind { BPFA_LD_OTHER, BPFA_LD_ARENA_MAP, BPFA_LD_ARENA_VALUE };
-enum bpfa_kf_kind { BPFA_KF_OTHER, BPFA_KF_ALLOC, BPFA_KF_FREE };
+enum bpfa_kf_kind { BPFA_KF_OTHER, BPFA_KF_ALLOC, BPFA_KF_FREE, BPFA_KF_RESERVE };
 
 struct bpfa_lower_env {
 	void *ctx;
@@ -34,7 +34,7 @@ struct bpfa_lower_env {
 	enum bpfa_kf_kind (*classify_kfunc)(void *ctx, const struct bpf_insn *insn);
 	__u64 user_vm_start, arena_size;	/* arena global: user_vm_start + off, off < size */
 	bool no_user_conv;			/* arena has BPF_F_NO_USER_CONV */
-	bool sleepable;				/* program is sleepable (the kfuncs need it) */
+	bool sleepable;				/* the arena kfuncs may be called */
 	__s32 companion_fd;			/* imm of the placeholders' MAP_VALUE ld_imm64 */
 	/*
 	 * map_view: an arena ld_imm64 MAP_FD/MAP_IDX becomes ld_imm64 MAP_FD
@@ -45,6 +45,7 @@ struct bpfa_lower_env {
 	__s32 view_fd;
 	__s32 kf_alloc_ph_id, kf_free_ph_id;	/* BTF ids the kfunc calls are switched to */
 	__s32 kf_alloc_map_id, kf_free_map_id;	/* ... when R1 is not the arena map */
+	__s32 kf_reserve_ph_id;
 };
 
 struct bpfa_lower_result {

@@ -15,6 +15,9 @@
 #include <linux/sizes.h>
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
+#include <linux/irq_work.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <linux/bpf_arena.h>
 
@@ -41,8 +44,47 @@ struct bpf_arena {
 	 * maple tree oopses in mtree_alloc_range(), so no maple tree here.)
 	 */
 	unsigned long *used;
-	/* Serialises faults, alloc, free and mmap, as upstream's arena->lock. */
+	/*
+	 * Of the used pages: resv, reserved by bpf_arena_reserve_pages() (no
+	 * page behind them); freeing, freed by a non-sleepable program, still
+	 * mapped until the worker unmaps them (arena_nosleep.c).  Allocated
+	 * with used.
+	 */
+	unsigned long *resv;
+	unsigned long *freeing;
+	/*
+	 * Serialises the sleeping paths: faults, alloc, free, prefault, mmap
+	 * and the deferred unmapping.
+	 */
 	struct mutex lock;
+	/*
+	 * plock guards the bitmaps, the kernel PTEs of the window and the page
+	 * pool; it is the only lock the non-sleepable kfuncs take (with a
+	 * bounded trylock, arena_plock_nosleep()), never held across anything
+	 * that sleeps or waits.  plock_owner is the CPU holding it (-1: none),
+	 * so that a program nested inside a holder on the same CPU (a kprobe or
+	 * an NMI in the middle of arena code) backs off instead of spinning.
+	 * Invariant: a PTE in the window is present only for a used page.
+	 */
+	raw_spinlock_t plock;
+	int plock_owner;
+	/*
+	 * Pre-allocated, zeroed pages the non-sleepable kfuncs map (pool_cap
+	 * is 0 until a non-sleepable program that allocates is loaded), and the
+	 * work that refills it and unmaps freeing pages, kicked through an
+	 * irq_work (safe from any context, NMI included).
+	 */
+	struct page **pool;
+	unsigned int pool_cnt, pool_cap;
+	struct irq_work kick;
+	struct work_struct work;
+	bool work_ready;
+	bool tables_ready;	/* page tables of the whole user range exist */
+	atomic64_t nosleep_allocs;	/* pages mapped by the non-sleepable kfuncs */
+	atomic64_t nosleep_fails;	/* non-sleepable allocations that returned NULL */
+	atomic64_t nosleep_direct;	/* of those pages, allocated with GFP_NOWAIT */
+	atomic64_t deferred_frees;	/* pages unmapped by the worker */
+	atomic64_t lock_busy;		/* non-sleepable calls that found plock busy */
 	/* Memory is charged to the creator's memcg. */
 	struct mem_cgroup *memcg;
 	/*
@@ -140,9 +182,48 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
 struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 			      unsigned long uaddr);
 int arena_mem_init(struct bpf_arena *arena);
+/* Reserves [uaddr, +page_cnt) without pages, as upstream's 6.17 kfunc; any context. */
+int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
 /* Fixes the user range and sizes the page bitmap; arena->lock held. */
 int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end);
 void arena_mem_free(struct bpf_arena *arena);
+
+/*
+ * arena_nosleep.c: the kfuncs of non-sleepable programs.  direct: may fall
+ * back to GFP_NOWAIT when the pool is short (softirq/process context only).
+ */
+long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+			       int node_id, bool direct, u64 *out);
+void arena_free_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
+/*
+ * Puts a page that is mapped nowhere any more into the pool (zeroed) if
+ * there is room and nobody else holds it, else frees it; may sleep.
+ */
+void arena_pool_recycle(struct bpf_arena *arena, struct page *page);
+/* Fills the pool and the window's page tables; sleepable, from program load. */
+int arena_pool_enable(struct bpf_arena *arena);
+void arena_nosleep_init(struct bpf_arena *arena);
+/* Waits for the work and drops the pool; from the arena's destruction. */
+void arena_nosleep_stop(struct bpf_arena *arena);
+/* Unmaps and frees the freeing pages; arena->lock held. */
+void arena_unmap_freeing(struct bpf_arena *arena);
+/* plock for sleepable callers / for any context (false: busy, give up). */
+unsigned long arena_plock(struct bpf_arena *arena);
+bool arena_plock_nosleep(struct bpf_arena *arena, unsigned long *flags);
+void arena_punlock(struct bpf_arena *arena, unsigned long flags);
+/* Shared page helpers of arena_mem.c. */
+u64 arena_clear_lo32(u64 val);
+u64 arena_compute_pgoff(const struct bpf_arena *arena, u64 uaddr);
+unsigned long arena_kaddr(const struct bpf_arena *arena, u32 uaddr32);
+bool arena_node_ok(int node_id);
+/* Mark a free run used (fixed / first fit); plock held. */
+bool arena_range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n);
+bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n);
+struct page *arena_page_alloc(struct bpf_arena *arena, int node_id);
+int arena_charge(struct bpf_arena *arena, unsigned long n);
+void arena_uncharge(struct bpf_arena *arena, unsigned long n);
+/* Page tables of the window for [kaddr, +n pages) (sleeps); 0 or -ENOMEM. */
+int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n);
 
 /*
  * companion.c: what arena programs name instead of the arena map.  Both
@@ -157,6 +238,8 @@ int arena_companion_new_fd(struct bpf_arena *arena);
  * NULL (not a companion, or the arena is going away).
  */
 struct bpf_arena *arena_get_by_companion(u64 value);
+/* The same without a reference, for a caller inside rcu_read_lock(). */
+struct bpf_arena *arena_find_by_companion_rcu(u64 value);
 /* The live arena whose kernel window starts at kern_vm_start, under RCU. */
 bool arena_kern_vm_start_is_live(u64 kern_vm_start);
 /* Unpublishes and puts the companion; from map_free. */

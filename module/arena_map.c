@@ -89,6 +89,8 @@ int arena_copy_name(char *dst, const char *src, size_t size)
 static void arena_destroy(struct bpf_arena *arena)
 {
 	arena_companion_release(arena);
+	/* After the grace period above: no kfunc can kick the work again. */
+	arena_nosleep_stop(arena);
 	arena_stats_free(&arena->stats);
 	arena_vm_free(arena);
 	arena_mem_free(arena);

@@ -18,13 +18,13 @@
 #include "arena.h"
 #include "ksyms.h"
 
-static u64 clear_lo32(u64 val)
+u64 arena_clear_lo32(u64 val)
 {
 	return val & ~(u64)~0U;
 }
 
 /* Page offset of a user address inside the arena, from its low 32 bits. */
-static u64 compute_pgoff(const struct bpf_arena *arena, u64 uaddr)
+u64 arena_compute_pgoff(const struct bpf_arena *arena, u64 uaddr)
 {
 	return (u32)(uaddr - (u32)arena->user_vm_start) >> PAGE_SHIFT;
 }
@@ -34,7 +34,7 @@ u64 arena_page_cnt_max(const struct bpf_arena *arena)
 	return (arena->user_vm_end - arena->user_vm_start) >> PAGE_SHIFT;
 }
 
-static unsigned long kaddr_of(const struct bpf_arena *arena, u32 uaddr32)
+unsigned long arena_kaddr(const struct bpf_arena *arena, u32 uaddr32)
 {
 	return arena->kern_vm_start + uaddr32;
 }
@@ -47,6 +47,9 @@ int arena_mem_init(struct bpf_arena *arena)
 		return -ENOMEM;
 	arena->kern_vm_start = (unsigned long)arena->kern_vm->addr + ARENA_GUARD_SZ / 2;
 	mutex_init(&arena->lock);
+	raw_spin_lock_init(&arena->plock);
+	arena->plock_owner = -1;
+	arena_nosleep_init(arena);
 	if (!mem_cgroup_disabled())
 		arena->memcg = get_mem_cgroup_from_mm(current->mm);
 	return 0;
@@ -56,11 +59,15 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end)
 {
 	unsigned long *used;
 
-	used = kvcalloc(BITS_TO_LONGS((end - start) >> PAGE_SHIFT), sizeof(long),
-			GFP_KERNEL_ACCOUNT);
+	size_t longs = BITS_TO_LONGS((end - start) >> PAGE_SHIFT);
+
+	/* One allocation: used, then resv, then freeing. */
+	used = kvcalloc(longs * 3, sizeof(long), GFP_KERNEL_ACCOUNT);
 	if (!used)
 		return -ENOMEM;
 	arena->used = used;
+	arena->resv = used + longs;
+	arena->freeing = used + 2 * longs;
 	arena->user_vm_end = end;
 	/* Lock-free readers test start (arena_has_range()) before the rest. */
 	smp_store_release(&arena->user_vm_start, start);
@@ -68,7 +75,7 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end)
 }
 
 /* Marks [pgoff, pgoff + n) used if all of it is free. */
-static bool range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n)
+bool arena_range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n)
 {
 	if (find_next_bit(arena->used, pgoff + n, pgoff) < pgoff + n)
 		return false;
@@ -77,7 +84,7 @@ static bool range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned
 }
 
 /* Finds and marks the first free run of n pages. */
-static bool range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n)
+bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n)
 {
 	unsigned long max = arena_page_cnt_max(arena);
 	unsigned long start = bitmap_find_next_zero_area(arena->used, max, 0, n, 0);
@@ -95,7 +102,7 @@ static bool range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned 
  * creation: pages are also allocated by faults of other processes and by
  * BPF programs).  0 or -ENOMEM, reported once per arena.
  */
-static int arena_charge(struct bpf_arena *arena, unsigned long n)
+int arena_charge(struct bpf_arena *arena, unsigned long n)
 {
 	struct user_struct *user = arena->memlock_user;
 	unsigned long cur, new;
@@ -117,13 +124,13 @@ static int arena_charge(struct bpf_arena *arena, unsigned long n)
 	return 0;
 }
 
-static void arena_uncharge(struct bpf_arena *arena, unsigned long n)
+void arena_uncharge(struct bpf_arena *arena, unsigned long n)
 {
 	if (arena->memlock_user && n)
 		atomic_long_sub(n, &arena->memlock_user->locked_vm);
 }
 
-static struct page *arena_page_alloc(struct bpf_arena *arena, int node_id)
+struct page *arena_page_alloc(struct bpf_arena *arena, int node_id)
 {
 	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT;
 	struct mem_cgroup *old;
@@ -167,36 +174,103 @@ static int clear_pte_cb(pte_t *pte, unsigned long addr, void *data)
 	return 0;
 }
 
-/* Unmaps [kaddr, kaddr + n pages) from the window; returns the pages. */
-static unsigned int kern_unmap(unsigned long kaddr, unsigned int n, struct page **pages)
+/*
+ * Clears [kaddr, kaddr + n pages) of the window and returns the pages that
+ * were mapped there; plock held.  The caller flushes the TLB (not under
+ * plock: flush_tlb_kernel_range() needs interrupts on).
+ */
+static unsigned int kern_clear(unsigned long kaddr, unsigned int n, struct page **pages)
 {
 	struct clear_ctx ctx = { .pages = pages };
 
+	if (!n)
+		return 0;
 	apply_to_existing_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
 				     clear_pte_cb, &ctx);
-	ksyms.flush_tlb_kernel_range(kaddr, kaddr + ((unsigned long)n << PAGE_SHIFT));
 	return ctx.nr;
 }
 
-/* Maps n pages at kaddr; on failure nothing stays mapped. */
-static int kern_map(unsigned long kaddr, unsigned int n, struct page **pages)
+static void kern_flush(unsigned long kaddr, unsigned int n)
 {
-	struct page **cursor = pages;
-	int err;
-
-	err = apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
-				  set_pte_cb, &cursor);
-	/*
-	 * Undo the part that was mapped.  It is pages[0..k) in order, so
-	 * kern_unmap() rewrites those entries with the same pointers; the
-	 * pages stay the caller's.
-	 */
-	if (err)
-		kern_unmap(kaddr, n, pages);
-	return err;
+	if (!n)
+		return;
+	ksyms.flush_tlb_kernel_range(kaddr, kaddr + ((unsigned long)n << PAGE_SHIFT));
 }
 
-static bool node_ok(int node_id)
+static int noop_pte_cb(pte_t *pte, unsigned long addr, void *data)
+{
+	return 0;
+}
+
+int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n)
+{
+	return apply_to_page_range(ksyms.init_mm, kaddr, n << PAGE_SHIFT, noop_pte_cb, NULL);
+}
+
+/*
+ * Maps n pages at kaddr, whose page tables exist (arena_populate_tables()),
+ * so apply_to_page_range() allocates nothing here; plock held.  (Its
+ * _existing_ variant would skip the empty PTEs.)  Returns how many were
+ * mapped: all of them unless a PTE is not empty, which the invariant excludes.
+ */
+static unsigned int kern_map(unsigned long kaddr, unsigned int n, struct page **pages)
+{
+	struct page **cursor = pages;
+
+	apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
+			    set_pte_cb, &cursor);
+	return cursor - pages;
+}
+
+unsigned long arena_plock(struct bpf_arena *arena)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&arena->plock, flags);
+	WRITE_ONCE(arena->plock_owner, raw_smp_processor_id());
+	return flags;
+}
+
+void arena_punlock(struct bpf_arena *arena, unsigned long flags)
+{
+	WRITE_ONCE(arena->plock_owner, -1);
+	raw_spin_unlock_irqrestore(&arena->plock, flags);
+}
+
+/*
+ * How often a non-sleepable caller retries a busy plock before giving up
+ * (65536 cpu_relax(): about a millisecond or two): holders keep it for
+ * short sections (at most PLOCK_BATCH pages of page table work, or the
+ * GFP_NOWAIT allocations of one call), so only a holder that waits on the
+ * caller (an ABBA through a lock the program's context holds) or heavy
+ * contention runs into it.
+ */
+#define PLOCK_SPINS	(1U << 16)
+
+bool arena_plock_nosleep(struct bpf_arena *arena, unsigned long *flags)
+{
+	unsigned int spins;
+
+	local_irq_save(*flags);
+	for (spins = 0; spins < PLOCK_SPINS; spins++) {
+		if (raw_spin_trylock(&arena->plock)) {
+			WRITE_ONCE(arena->plock_owner, raw_smp_processor_id());
+			return true;
+		}
+		/*
+		 * The holder is the code this program interrupted (kprobe,
+		 * fentry or NMI inside arena code): it cannot finish first.
+		 */
+		if (READ_ONCE(arena->plock_owner) == raw_smp_processor_id())
+			break;
+		cpu_relax();
+	}
+	local_irq_restore(*flags);
+	atomic64_inc(&arena->lock_busy);
+	return false;
+}
+
+bool arena_node_ok(int node_id)
 {
 	return node_id == NUMA_NO_NODE ||
 	       ((unsigned int)node_id < nr_node_ids && node_online(node_id));
@@ -206,15 +280,16 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		       int node_id, u64 *out)
 {
 	u64 page_cnt_max = arena_page_cnt_max(arena);
-	unsigned long pgoff = 0;
+	unsigned long pgoff = 0, flags, kaddr;
+	unsigned int i, mapped;
 	struct page **pages;
-	unsigned int i;
 	u32 uaddr32;
 	long ret;
+	bool ok;
 
 	if (!arena_has_range(arena))
 		return -ENXIO;
-	if (!page_cnt || !node_ok(node_id))
+	if (!page_cnt || !arena_node_ok(node_id))
 		return -EINVAL;
 	if (page_cnt > page_cnt_max)
 		return -ERANGE;
@@ -223,7 +298,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			return -EINVAL;
 		if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
 			return -ERANGE;
-		pgoff = compute_pgoff(arena, uaddr);
+		pgoff = arena_compute_pgoff(arena, uaddr);
 		if (pgoff > page_cnt_max - page_cnt)
 			return -ERANGE;
 	}
@@ -238,11 +313,19 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	}
 
 	mutex_lock(&arena->lock);
-	if (uaddr ? !range_reserve(arena, pgoff, page_cnt) : !range_alloc(arena, &pgoff, page_cnt)) {
+	flags = arena_plock(arena);
+	ok = uaddr ? arena_range_reserve(arena, pgoff, page_cnt) :
+		     arena_range_alloc(arena, &pgoff, page_cnt);
+	arena_punlock(arena, flags);
+	if (!ok) {
 		ret = uaddr ? -EBUSY : -ENOMEM;
 		goto out_unlock;
 	}
-
+	/*
+	 * The range is ours (used) but empty.  A non-sleepable free of it
+	 * meanwhile marks it freeing: the worker, which needs arena->lock,
+	 * unmaps it after us, as if the free had come after this allocation.
+	 */
 	for (i = 0; i < page_cnt; i++) {
 		pages[i] = arena_page_alloc(arena, node_id);
 		if (!pages[i]) {
@@ -251,20 +334,34 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		}
 	}
 	uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
-	ret = kern_map(kaddr_of(arena, uaddr32), page_cnt, pages);
+	kaddr = arena_kaddr(arena, uaddr32);
+	ret = arena_populate_tables(arena, kaddr, page_cnt);
 	if (ret)
 		goto out_free;
+	flags = arena_plock(arena);
+	mapped = kern_map(kaddr, page_cnt, pages);
+	if (mapped != page_cnt) {
+		kern_clear(kaddr, mapped, pages);
+		arena_punlock(arena, flags);
+		kern_flush(kaddr, mapped);
+		ret = -EBUSY;
+		goto out_free;
+	}
+	arena_punlock(arena, flags);
 	atomic64_add(page_cnt, &arena->pages);
 	atomic64_add(page_cnt, &arena->kern_allocs);
 	mutex_unlock(&arena->lock);
 	kvfree(pages);
-	*out = clear_lo32(arena->user_vm_start) + uaddr32;
+	*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 	return 0;
 
 out_free:
 	for (i = 0; i < page_cnt && pages[i]; i++)
 		__free_page(pages[i]);
+	flags = arena_plock(arena);
 	bitmap_clear(arena->used, pgoff, page_cnt);
+	bitmap_clear(arena->freeing, pgoff, page_cnt);
+	arena_punlock(arena, flags);
 out_unlock:
 	mutex_unlock(&arena->lock);
 	kvfree(pages);
@@ -275,31 +372,40 @@ out_unlock:
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
 	u64 full_uaddr, uaddr_end;
+	unsigned long pgoff, flags, kaddr;
 	struct page **pages;
 	unsigned int i, nr;
-	unsigned long pgoff;
 	u32 uaddr32;
 
 	if (!arena_has_range(arena) || !page_cnt)
 		return 0;
 	uaddr32 = (u32)uaddr & PAGE_MASK;
-	full_uaddr = clear_lo32(arena->user_vm_start) + uaddr32;
+	full_uaddr = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 	if (full_uaddr < arena->user_vm_start)
 		return 0;
 	uaddr_end = min(arena->user_vm_end, full_uaddr + ((u64)page_cnt << PAGE_SHIFT));
 	if (full_uaddr >= uaddr_end)
 		return 0;
 	page_cnt = (uaddr_end - full_uaddr) >> PAGE_SHIFT;
-	pgoff = compute_pgoff(arena, uaddr32);
+	pgoff = arena_compute_pgoff(arena, uaddr32);
+	kaddr = arena_kaddr(arena, uaddr32);
 
 	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
 	mutex_lock(&arena->lock);
-	bitmap_clear(arena->used, pgoff, page_cnt);
-	/* User mappings first, so nobody reaches a page after it is freed. */
+	flags = arena_plock(arena);
+	/* The range stays used until no mapping of its pages is left. */
+	nr = kern_clear(kaddr, page_cnt, pages);
+	arena_punlock(arena, flags);
+	kern_flush(kaddr, page_cnt);
+	/* User mappings before the range is reusable, so nobody reaches a freed page. */
 	arena_zap(arena, pgoff, page_cnt);
-	nr = kern_unmap(kaddr_of(arena, uaddr32), page_cnt, pages);
+	flags = arena_plock(arena);
+	bitmap_clear(arena->used, pgoff, page_cnt);
+	bitmap_clear(arena->resv, pgoff, page_cnt);
+	bitmap_clear(arena->freeing, pgoff, page_cnt);
+	arena_punlock(arena, flags);
 	atomic64_sub(nr, &arena->pages);
 	atomic64_add(nr, &arena->kern_frees);
 	mutex_unlock(&arena->lock);
@@ -310,36 +416,175 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	return nr;
 }
 
-/* Called with arena->lock held. */
+int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
+{
+	unsigned long flags;
+	u64 pgoff;
+	int ret = 0;
+
+	/* Upstream's checks and errnos, in its order (kernel/bpf/arena.c). */
+	if (uaddr & ~PAGE_MASK)
+		return 0;
+	if (!arena_has_range(arena))
+		return -EINVAL;
+	pgoff = arena_compute_pgoff(arena, uaddr);
+	if (pgoff + page_cnt > arena_page_cnt_max(arena))
+		return -EINVAL;
+	if (!arena_plock_nosleep(arena, &flags))
+		return -EBUSY;
+	/* Cannot reserve pages that are allocated (or reserved). */
+	if (find_next_bit(arena->used, pgoff + page_cnt, pgoff) < pgoff + page_cnt) {
+		ret = -EBUSY;
+	} else {
+		bitmap_set(arena->used, pgoff, page_cnt);
+		bitmap_set(arena->resv, pgoff, page_cnt);
+	}
+	arena_punlock(arena, flags);
+	return ret;
+}
+
+/* Page table work per plock hold (bounds what a non-sleepable caller waits for). */
+#define PLOCK_BATCH	128UL
+/* One pass: at most this many pages and runs, one TLB flush. */
+#define PASS_PAGES	4096U
+#define PASS_RUNS	256U
+#define SMALL_PASS	16U
+
+/* Clears the kernel PTEs of up to the limits of freeing pages; the runs done. */
+static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
+				     struct page **pages, unsigned int max_pages,
+				     unsigned long *runs, unsigned int max_runs,
+				     unsigned int *nr_pages)
+{
+	unsigned long s = 0, e, flags;
+	unsigned int nruns = 0, n;
+
+	*nr_pages = 0;
+	while (nruns < max_runs && *nr_pages < max_pages) {
+		flags = arena_plock(arena);
+		s = find_next_bit(arena->freeing, max, s);
+		if (s >= max) {
+			arena_punlock(arena, flags);
+			break;
+		}
+		n = min3(max - s, (unsigned long)(max_pages - *nr_pages), PLOCK_BATCH);
+		e = find_next_zero_bit(arena->freeing, s + n, s);
+		/* The run stays used (and freeing) until no mapping of it is left. */
+		*nr_pages += kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
+								 (s << PAGE_SHIFT))),
+					e - s, pages + *nr_pages);
+		arena_punlock(arena, flags);
+		runs[2 * nruns] = s;
+		runs[2 * nruns + 1] = e;
+		nruns++;
+		s = e;
+	}
+	return nruns;
+}
+
+void arena_unmap_freeing(struct bpf_arena *arena)
+{
+	unsigned long max, lo, hi, flags, *runs, small_runs[2];
+	struct page **pages, *small_pages[SMALL_PASS];
+	unsigned int i, nruns, nr, max_pages, max_runs;
+
+	if (!arena_has_range(arena))
+		return;
+	max = arena_page_cnt_max(arena);
+	pages = kvmalloc_array(PASS_PAGES, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	runs = kmalloc_array(2 * PASS_RUNS, sizeof(*runs), GFP_KERNEL | __GFP_NOWARN);
+	if (pages && runs) {
+		max_pages = PASS_PAGES;
+		max_runs = PASS_RUNS;
+	} else {
+		/* Short of memory: the same, a few pages at a time. */
+		kvfree(pages);
+		kfree(runs);
+		pages = small_pages;
+		runs = small_runs;
+		max_pages = SMALL_PASS;
+		max_runs = 1;
+	}
+	for (;;) {
+		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
+		if (!nruns)
+			break;
+		/* One flush for the pass (x86 flushes everything past 33 pages). */
+		lo = runs[0];
+		hi = runs[2 * nruns - 1];
+		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
+			   hi - lo);
+		for (i = 0; i < nruns; i++)
+			arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
+		/* Only the runs this pass unmapped: newer frees wait for the next. */
+		flags = arena_plock(arena);
+		for (i = 0; i < nruns; i++) {
+			unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
+
+			bitmap_clear(arena->used, s, n);
+			bitmap_clear(arena->resv, s, n);
+			bitmap_clear(arena->freeing, s, n);
+		}
+		arena_punlock(arena, flags);
+		for (i = 0; i < nr; i++)
+			arena_pool_recycle(arena, pages[i]);
+		atomic64_sub(nr, &arena->pages);
+		atomic64_add(nr, &arena->kern_frees);
+		atomic64_add(nr, &arena->deferred_frees);
+		arena_uncharge(arena, nr);
+		cond_resched();
+	}
+	if (pages != small_pages) {
+		kvfree(pages);
+		kfree(runs);
+	}
+}
+
+/*
+ * The page at pgoff, allocating it if it is free or reserved (upstream
+ * lets a user fault populate a reserved page); arena->lock held.  NULL if
+ * it cannot be had.
+ */
 static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 				       u32 uaddr32, bool *allocated)
 {
-	unsigned long kaddr = kaddr_of(arena, uaddr32);
-	struct page *page;
+	unsigned long kaddr = arena_kaddr(arena, uaddr32), flags;
+	struct page *page, *fresh;
+	bool busy;
 
 	*allocated = false;
+	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
-	if (page)
+	/* Used, not reserved, no page: a state only the lock holders see. */
+	busy = !page && test_bit(pgoff, arena->used) && !test_bit(pgoff, arena->resv);
+	arena_punlock(arena, flags);
+	if (page || busy)
 		return page;
-	if (test_and_set_bit(pgoff, arena->used))
-		return NULL;	/* reserved by an allocation that failed half-way */
 	if (arena_charge(arena, 1))
-		goto erase;
-	page = arena_page_alloc(arena, NUMA_NO_NODE);
-	if (!page)
+		return NULL;
+	fresh = arena_page_alloc(arena, NUMA_NO_NODE);
+	if (!fresh || arena_populate_tables(arena, kaddr, 1))
 		goto uncharge;
-	if (kern_map(kaddr, 1, &page)) {
-		__free_page(page);
-		goto uncharge;
+	flags = arena_plock(arena);
+	page = vmalloc_to_page((void *)kaddr);
+	if (!page && (!test_bit(pgoff, arena->used) || test_bit(pgoff, arena->resv)) &&
+	    kern_map(kaddr, 1, &fresh) == 1) {
+		set_bit(pgoff, arena->used);
+		clear_bit(pgoff, arena->resv);
+		page = fresh;
+		fresh = NULL;
+		*allocated = true;
 	}
-	atomic64_inc(&arena->pages);
-	*allocated = true;
-	return page;
+	arena_punlock(arena, flags);
+	if (*allocated) {
+		atomic64_inc(&arena->pages);
+		return page;
+	}
 uncharge:
+	if (fresh)
+		__free_page(fresh);
 	arena_uncharge(arena, 1);
-erase:
-	clear_bit(pgoff, arena->used);
-	return NULL;
+	return page;
 }
 
 long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
@@ -356,7 +601,7 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		return -EINVAL;
 	if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
 		return -ERANGE;
-	pgoff = compute_pgoff(arena, uaddr);
+	pgoff = arena_compute_pgoff(arena, uaddr);
 	if (page_cnt > page_cnt_max || pgoff > page_cnt_max - page_cnt)
 		return -ERANGE;
 
@@ -383,21 +628,30 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 			      unsigned long uaddr)
 {
-	unsigned long kaddr = kaddr_of(arena, (u32)uaddr);
+	unsigned long kaddr = arena_kaddr(arena, (u32)uaddr), flags;
 	struct page *page;
 	bool allocated;
 
 	mutex_lock(&arena->lock);
 	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT) {
 		/* User space asked for SIGSEGV on pages BPF did not allocate. */
+		flags = arena_plock(arena);
 		page = vmalloc_to_page((void *)kaddr);
+		if (page)
+			get_page(page);	/* the user PTE's reference */
+		arena_punlock(arena, flags);
 	} else {
 		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
 		if (page && allocated)
 			atomic64_inc(&arena->user_faults);
+		/*
+		 * Only arena->lock holders unmap pages (the non-sleepable free
+		 * defers to the worker, which takes it), so the page is still
+		 * mapped here.
+		 */
+		if (page)
+			get_page(page);
 	}
-	if (page)
-		get_page(page);	/* the user PTE's reference */
 	mutex_unlock(&arena->lock);
 	return page;
 }

@@ -151,6 +151,17 @@ struct bpf_arena *arena_get_by_companion(u64 value)
 	return found;
 }
 
+struct bpf_arena *arena_find_by_companion_rcu(u64 value)
+{
+	struct bpf_arena *arena;
+
+	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+		if (arena->companion_value == value)
+			return arena;
+	}
+	return NULL;
+}
+
 bool arena_kern_vm_start_is_live(u64 kern_vm_start)
 {
 	struct bpf_arena *arena;

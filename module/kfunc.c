@@ -2,22 +2,34 @@
 /*
  * The arena kfuncs.
  *
- * bpf_arena_alloc_pages() and bpf_arena_free_pages() exist in the module's
- * BTF with upstream's names and prototypes so that libbpf resolves the
- * programs' __ksym externs; 6.1's verifier cannot check those prototypes
- * (a map pointer argument, a void * return), so they are never called:
- * the lowering switches each call to a placeholder kfunc below, whose first
- * argument is the arena's companion value (jit/PLACEHOLDERS.md).  The
- * placeholders look the arena up from that address, so a forged argument
- * (any other memory) finds nothing and they return NULL / do nothing.
+ * bpf_arena_alloc_pages(), bpf_arena_free_pages() and
+ * bpf_arena_reserve_pages() exist in the module's BTF with upstream's names
+ * and prototypes so that libbpf resolves the programs' __ksym externs; 6.1's
+ * verifier cannot check those prototypes (a map pointer argument, a void *
+ * return), so they are never called: the lowering switches each call to a
+ * placeholder kfunc below, whose first argument is the arena's companion
+ * value (jit/PLACEHOLDERS.md).  The placeholders look the arena up from that
+ * address, so a forged argument (any other memory) finds nothing and they
+ * return NULL / -EINVAL / do nothing.
+ *
+ * Which placeholder a call becomes depends on the program (prog_load.c):
+ * sleepable programs get the _ph ones (may sleep, KF_SLEEPABLE); other
+ * programs get the non-sleepable ones (arena_nosleep.c), as upstream since
+ * late 2025 lets every program call the arena kfuncs.  The verifier enforces
+ * the split: the _nosleep_ allocator (which falls back to GFP_NOWAIT) is
+ * registered only for XDP, TC and SYSCALL programs, whose context never holds
+ * allocator or scheduler locks; tracing and struct_ops programs, which can
+ * run anywhere, get the _any_ allocator, which only takes pre-allocated pages.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/module.h>
 #include <linux/numa.h>
 #include <linux/uaccess.h>
+#include <linux/rcupdate.h>
 
 #include "arena.h"
 #include "kfunc.h"
@@ -121,14 +133,97 @@ noinline void bpf_arena_free_pages_map(struct bpf_map *map, u64 ptr, u32 page_cn
 	bpf_map_put(&arena->map);
 }
 
+noinline int bpf_arena_reserve_pages(void *p__map, void *ptr__ign, u32 page_cnt)
+{
+	return -EINVAL;
+}
+
+/*
+ * The non-sleepable placeholders find the arena under RCU without taking a
+ * reference (a put could free it, which is not safe in every context): the
+ * arena is freed only after a grace period that follows its removal from the
+ * companion list (arena_companion_release()).
+ */
+noinline int bpf_arena_reserve_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 ptr, u32 page_cnt)
+{
+	struct bpf_arena *arena;
+	int ret = -EINVAL;	/* upstream: not an arena */
+
+	rcu_read_lock();
+	arena = arena_find_by_companion_rcu((unsigned long)ref);
+	if (arena)
+		ret = page_cnt ? arena_reserve_pages(arena, ptr, page_cnt) : 0;
+	rcu_read_unlock();
+	return ret;
+}
+
+static u64 alloc_nosleep(struct bpf_arena_kfunc_ref *ref, u64 addr, u32 page_cnt,
+			 int node_id, u64 flags, bool direct)
+{
+	struct bpf_arena *arena;
+	u64 uaddr = 0, out = 0;
+
+	rcu_read_lock();
+	arena = arena_find_by_companion_rcu((unsigned long)ref);
+	if (arena && !flags && page_cnt) {
+		if (addr)
+			uaddr = (READ_ONCE(arena->user_vm_start) & ~(u64)U32_MAX) + (u32)addr;
+		if (arena_alloc_pages_nosleep(arena, uaddr, page_cnt, node_id, direct, &out))
+			out = 0;
+	}
+	rcu_read_unlock();
+	return out;
+}
+
+noinline u64 bpf_arena_alloc_pages_nosleep_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
+					      u32 page_cnt, int node_id, u64 flags)
+{
+	return alloc_nosleep(ref, addr, page_cnt, node_id, flags, true);
+}
+
+noinline u64 bpf_arena_alloc_pages_any_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
+					  u32 page_cnt, int node_id, u64 flags)
+{
+	return alloc_nosleep(ref, addr, page_cnt, node_id, flags, false);
+}
+
+noinline void bpf_arena_free_pages_nosleep_ph(struct bpf_arena_kfunc_ref *ref, u64 ptr,
+					      u32 page_cnt)
+{
+	struct bpf_arena *arena;
+
+	if (!ptr || !page_cnt)
+		return;
+	rcu_read_lock();
+	arena = arena_find_by_companion_rcu((unsigned long)ref);
+	if (arena)
+		arena_free_pages_nosleep(arena, ptr, page_cnt);
+	rcu_read_unlock();
+}
+
 __diag_pop();
 
-BTF_SET8_START(arena_kfunc_set)
+/* XDP, TC and SYSCALL programs: softirq or process context, no allocator locks held. */
+BTF_SET8_START(arena_kfunc_set_net)
 BTF_ID_FLAGS(func, bpf_arena_alloc_pages_ph, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_arena_free_pages_ph, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_reserve_pages_ph)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_nosleep_ph)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_nosleep_ph)
 BTF_ID_FLAGS(func, bpf_arena_alloc_pages_map, KF_SLEEPABLE)
 BTF_ID_FLAGS(func, bpf_arena_free_pages_map, KF_SLEEPABLE)
-BTF_SET8_END(arena_kfunc_set)
+BTF_SET8_END(arena_kfunc_set_net)
+
+/* Tracing (and LSM) and struct_ops programs: any context, even NMI or under mm locks. */
+BTF_SET8_START(arena_kfunc_set_any)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_ph, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_ph, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_reserve_pages_ph)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_any_ph)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_nosleep_ph)
+BTF_ID_FLAGS(func, bpf_arena_alloc_pages_map, KF_SLEEPABLE)
+BTF_ID_FLAGS(func, bpf_arena_free_pages_map, KF_SLEEPABLE)
+BTF_SET8_END(arena_kfunc_set_any)
 
 /* Order: enum arena_kfunc_id. */
 BTF_ID_LIST(arena_kfunc_btf_ids)
@@ -138,17 +233,43 @@ BTF_ID(func, bpf_arena_alloc_pages_ph)
 BTF_ID(func, bpf_arena_free_pages_ph)
 BTF_ID(func, bpf_arena_alloc_pages_map)
 BTF_ID(func, bpf_arena_free_pages_map)
+BTF_ID(func, bpf_arena_reserve_pages)
+BTF_ID(func, bpf_arena_reserve_pages_ph)
+BTF_ID(func, bpf_arena_alloc_pages_nosleep_ph)
+BTF_ID(func, bpf_arena_alloc_pages_any_ph)
+BTF_ID(func, bpf_arena_free_pages_nosleep_ph)
 
-static const struct btf_kfunc_id_set arena_kfunc_id_set = {
+static const struct btf_kfunc_id_set arena_kfunc_id_set_net = {
 	.owner = THIS_MODULE,
-	.set = &arena_kfunc_set,
+	.set = &arena_kfunc_set_net,
+};
+
+static const struct btf_kfunc_id_set arena_kfunc_id_set_any = {
+	.owner = THIS_MODULE,
+	.set = &arena_kfunc_set_any,
 };
 
 /* Every program type 6.1 lets call kfuncs (LSM shares TRACING's set). */
-static const enum bpf_prog_type arena_kfunc_prog_types[] = {
-	BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_STRUCT_OPS,
-	BPF_PROG_TYPE_TRACING, BPF_PROG_TYPE_SYSCALL,
+static const struct {
+	enum bpf_prog_type type;
+	const struct btf_kfunc_id_set *set;
+} arena_kfunc_prog_types[] = {
+	{ BPF_PROG_TYPE_XDP, &arena_kfunc_id_set_net },
+	{ BPF_PROG_TYPE_SCHED_CLS, &arena_kfunc_id_set_net },
+	{ BPF_PROG_TYPE_SYSCALL, &arena_kfunc_id_set_net },
+	{ BPF_PROG_TYPE_STRUCT_OPS, &arena_kfunc_id_set_any },
+	{ BPF_PROG_TYPE_TRACING, &arena_kfunc_id_set_any },
 };
+
+static bool kfuncs_sleepable_only;
+module_param(kfuncs_sleepable_only, bool, 0644);
+MODULE_PARM_DESC(kfuncs_sleepable_only,
+		 "Only sleepable programs may call the arena kfuncs, as on 6.12 (default: any program, as upstream since late 2025)");
+
+bool arena_kfuncs_sleepable_only(void)
+{
+	return READ_ONCE(kfuncs_sleepable_only);
+}
 
 static bool kfuncs_ok;
 
@@ -164,12 +285,13 @@ int arena_kfunc_init(void)
 
 	for (i = 0; i < ARENA_KFUNC_NR; i++) {
 		if (!arena_kfunc_btf_ids[i]) {
-			pr_warn("module built without BTF: arena kfuncs (bpf_arena_alloc_pages/free_pages) are unavailable\n");
+			pr_warn("module built without BTF: arena kfuncs (bpf_arena_alloc_pages/free_pages/reserve_pages) are unavailable\n");
 			return 0;
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(arena_kfunc_prog_types); i++) {
-		err = register_btf_kfunc_id_set(arena_kfunc_prog_types[i], &arena_kfunc_id_set);
+		err = register_btf_kfunc_id_set(arena_kfunc_prog_types[i].type,
+						arena_kfunc_prog_types[i].set);
 		if (err) {
 			pr_err("cannot register the arena kfuncs (%d)\n", err);
 			return err;

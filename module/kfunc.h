@@ -7,10 +7,16 @@
 enum arena_kfunc_id {
 	ARENA_KFUNC_ALLOC,	/* bpf_arena_alloc_pages (upstream prototype) */
 	ARENA_KFUNC_FREE,	/* bpf_arena_free_pages */
-	ARENA_KFUNC_ALLOC_PH,	/* bpf_arena_alloc_pages_ph (what programs call) */
+	ARENA_KFUNC_ALLOC_PH,	/* bpf_arena_alloc_pages_ph (sleepable programs call it) */
 	ARENA_KFUNC_FREE_PH,
 	ARENA_KFUNC_ALLOC_MAP,	/* bpf_arena_alloc_pages_map (map known at run time) */
 	ARENA_KFUNC_FREE_MAP,
+	ARENA_KFUNC_RESERVE,	/* bpf_arena_reserve_pages (upstream 6.17 prototype) */
+	ARENA_KFUNC_RESERVE_PH,	/* any program */
+	/* Non-sleepable programs (arena_nosleep.c): */
+	ARENA_KFUNC_ALLOC_NOSLEEP_PH,	/* XDP, TC, SYSCALL: pool, then GFP_NOWAIT */
+	ARENA_KFUNC_ALLOC_ANY_PH,	/* tracing, struct_ops: the pool only */
+	ARENA_KFUNC_FREE_NOSLEEP_PH,	/* any non-sleepable program: deferred unmap */
 	ARENA_KFUNC_NR
 };
 
@@ -18,5 +24,10 @@ enum arena_kfunc_id {
 u32 arena_kfunc_btf_id(enum arena_kfunc_id which);
 /* Registers the placeholders; without module BTF only warns. */
 int arena_kfunc_init(void);
+/*
+ * Module parameter kfuncs_sleepable_only: true restores 6.12's rule (the
+ * arena kfuncs only in sleepable programs).
+ */
+bool arena_kfuncs_sleepable_only(void);
 
 #endif /* BPF_ARENA_KFUNC_H */

@@ -249,6 +249,8 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 		kind = BPFA_KF_ALLOC;
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_FREE, "bpf_arena_free_pages"))
 		kind = BPFA_KF_FREE;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_RESERVE, "bpf_arena_reserve_pages"))
+		kind = BPFA_KF_RESERVE;
 	ksyms.btf_put(btf);
 	return kind;
 }
@@ -476,6 +478,50 @@ static struct file *loaded_file(int fd, const union bpf_attr *kattr,
 	return file ? file : ERR_PTR(-EBADF);
 }
 
+/*
+ * Which placeholders the program's arena kfunc calls become (kfunc.c):
+ * sleepable programs get the ones that may sleep; XDP, TC and syscall
+ * programs the non-sleepable allocator that may fall back to GFP_NOWAIT;
+ * every other program (tracing, LSM, struct_ops: any context) the one that
+ * only takes pre-allocated pages.  The verifier refuses any other pairing.
+ */
+static bool pick_kfuncs(const union bpf_attr *attr, struct bpfa_lower_env *env)
+{
+	bool sleepable = attr->prog_flags & BPF_F_SLEEPABLE;
+
+	env->sleepable = sleepable || !arena_kfuncs_sleepable_only();
+	env->kf_reserve_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_RESERVE_PH);
+	if (sleepable) {
+		env->kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_PH);
+		env->kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH);
+		return false;
+	}
+	switch (attr->prog_type) {
+	case BPF_PROG_TYPE_XDP:
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SYSCALL:
+		env->kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_NOSLEEP_PH);
+		break;
+	default:
+		env->kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_ANY_PH);
+		break;
+	}
+	env->kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_NOSLEEP_PH);
+	return true;
+}
+
+/* Does the lowered program call the (non-sleepable) allocator? */
+static bool calls_kfunc(const struct bpfa_lower_result *res, s32 id)
+{
+	u32 i;
+
+	for (i = 0; id && i < res->len; i++)
+		if (res->insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    res->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && res->insns[i].imm == id)
+			return true;
+	return false;
+}
+
 /* Lowers and loads pl inside the fd snapshot; the new program's file or ERR_PTR. */
 static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 {
@@ -500,6 +546,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	union bpf_attr kattr;
 	char license[128];
 	struct bpf_map *view = NULL;
+	bool nosleep;
 	long ret;
 	int cfd;
 
@@ -535,10 +582,19 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	env.map_view = true;
 	env.view_fd = ret;
 lower:
+	nosleep = pick_kfuncs(&pl->attr, &env);
 	ret = bpfa_lower(&env, pl->insns, pl->len, res);
 	if (ret) {
 		prog_log(&pl->attr, res->msg);
 		goto out_res;
+	}
+	/* Its pages must be there before it first runs. */
+	if (nosleep && pl->arena &&
+	    (calls_kfunc(res, arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_NOSLEEP_PH)) ||
+	     calls_kfunc(res, arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_ANY_PH)))) {
+		ret = arena_pool_enable(pl->arena);
+		if (ret)
+			goto out_lowered;
 	}
 
 	kattr = pl->attr;

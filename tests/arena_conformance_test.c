@@ -37,6 +37,17 @@
 #define ATOMIC(sz, d, s, o, op) TB_INSN(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
 #define RSH64_IMM(d, v)	TB_INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, v)
 
+/* Sets the module's kfuncs_sleepable_only parameter (no module, as on 6.12: nothing). */
+static void sleepable_only(bool on)
+{
+	FILE *f = fopen("/sys/module/bpf_arena/parameters/kfuncs_sleepable_only", "w");
+
+	if (f) {
+		fputs(on ? "Y" : "N", f);
+		fclose(f);
+	}
+}
+
 static bool on_module(void)
 {
 	return access("/sys/module/bpf_arena", F_OK) == 0;
@@ -683,7 +694,14 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			/* XDP: kfuncs allowed, not sleepable */
 			l.type = BPF_PROG_TYPE_XDP;
 			l.fd_array = btf_fd ? fds : NULL;
+			/*
+			 * 6.12's rule.  The module follows newest upstream by
+			 * default (any program may allocate) and applies 6.12's
+			 * only with kfuncs_sleepable_only=Y.
+			 */
+			sleepable_only(true);
 			fd = load(p, N(p), &l);
+			sleepable_only(false);
 		}
 		if (btf_fd)
 			close(btf_fd);

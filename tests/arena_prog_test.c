@@ -587,6 +587,17 @@ static const struct reject_case reject_cases[] = {
 	{ "deref_loaded_pointer", true, "invalid mem access 'scalar'" },
 };
 
+/* Sets the module's kfuncs_sleepable_only parameter (no module, as on 6.12: nothing). */
+static void sleepable_only(bool on)
+{
+	FILE *f = fopen("/sys/module/bpf_arena/parameters/kfuncs_sleepable_only", "w");
+
+	if (!f)
+		return;
+	fputs(on ? "Y" : "N", f);
+	fclose(f);
+}
+
 static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *self,
 			const FIXTURE_VARIANT(prog) *variant, const char *name)
 {
@@ -601,8 +612,13 @@ static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *s
 	ASSERT_NE(NULL, c);
 	if (c->asm_only && variant->native_casts)
 		SKIP(return, "clang >= 19 always emits the cast: only the asm build has %s", name);
+	/* The module lets any program call the kfuncs unless told to act as 6.12. */
+	if (!strcmp(name, "not_sleepable"))
+		sleepable_only(true);
 	err = open_load(_metadata, &self->obj, variant->build, O_REJECT, name, 0,
 			self->log, sizeof(self->log));
+	if (!strcmp(name, "not_sleepable"))
+		sleepable_only(false);
 	ASSERT_NE(0, err) TH_LOG("%s loaded", name);
 	want = c->msg;
 	EXPECT_NE(NULL, strstr(self->log, want))

@@ -186,6 +186,8 @@
 void __arena *bpf_arena_alloc_pages(void *map, void __arena *addr, __u32 page_cnt,
 				    int node_id, __u64 flags) __ksym __weak;
 void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym __weak;
+/* Upstream 6.17: reserve [addr, +page_cnt) so that no allocation hands it out. */
+int bpf_arena_reserve_pages(void *map, void __arena *addr, __u32 page_cnt) __ksym __weak;
 
 #else /* ------------------------------------------------ user space --------- */
 

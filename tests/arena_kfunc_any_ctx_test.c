@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arena kfuncs from non-sleepable programs (upstream since late 2025)
+ * on 6.1 + bpf_arena.ko: XDP, TC and non-sleepable syscall programs (pool,
+ * then GFP_NOWAIT) and fentry programs (pool only); upstream's *_nosleep
+ * selftests (basic_alloc1_nosleep, big_alloc3) as TC programs; a program
+ * running inside the arena's locked section fails cleanly; pages freed by a
+ * non-sleepable program are unmapped from user space before reuse and come
+ * back zeroed; and an allocation storm, whose failure counts are printed
+ * beside those of the sleepable-only way 6.12 allows (README).  On 6.12 only
+ * the sleepable baseline runs: its arena kfuncs are sleepable-only.
+ */
+#include <pthread.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "arena_kfunc_util.h"
+#include "arena_kfunc_common.h"
+#include "kmod_util.h"
+
+EMBED(any_v3, "arena_any_ctx.v3.bpf.o");
+EMBED(any_asm, "arena_any_ctx.asm.bpf.o");
+
+static const struct kf_img imgs[2] = {
+	{ "arena_any_ctx", any_v3_start, any_v3_end },
+	{ "arena_any_ctx", any_asm_start, any_asm_end },
+};
+
+FIXTURE(any) {
+	struct bpf_object *obj;
+	struct bpf_link *links[4];
+	unsigned int nlinks;
+};
+
+FIXTURE_VARIANT(any) {
+	int build;
+};
+
+FIXTURE_VARIANT_ADD(any, v3) { .build = 0 };
+FIXTURE_VARIANT_ADD(any, asm) { .build = 1 };
+
+FIXTURE_SETUP(any)
+{
+	self->obj = NULL;
+	self->nlinks = 0;
+}
+
+FIXTURE_TEARDOWN(any)
+{
+	while (self->nlinks)
+		bpf_link__destroy(self->links[--self->nlinks]);
+	bpf_arena_object_close(self->obj);
+}
+
+#define NEED_ANY_CTX()								\
+	do {									\
+		if (kernel_has_native_arena())					\
+			SKIP(return, "this kernel's arena kfuncs are sleepable-only (any context is upstream after 6.12)"); \
+	} while (0)
+
+/*
+ * "syscall" is sleepable for libbpf: the _nosleep program is loaded without
+ * the flag.  arg: the arena's size in pages (NULL: as in the object).
+ */
+static void tune(struct bpf_object *obj, void *arg)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, "syscall_nosleep_round");
+
+	if (p)
+		bpf_program__set_flags(p, bpf_program__flags(p) & ~BPF_F_SLEEPABLE);
+	if (arg)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "arena"),
+					 *(unsigned int *)arg);
+}
+
+/* Loads the named programs (pages: arena size, 0: default) and attaches the fentry ones. */
+static void load_sized(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self, int build,
+		       const char *const *only, unsigned int pages)
+{
+	struct bpf_program *p;
+	int err;
+
+	/* No log buffer: loops make long logs; libbpf prints one if the load fails. */
+	err = kf_open_load(&imgs[build], &self->obj, only, ANY_MAP_EXTRA, tune,
+			   pages ? &pages : NULL, NULL, 0);
+	ASSERT_EQ(0, err) TH_LOG("load: %d", err);
+	bpf_object__for_each_program(p, self->obj) {
+		if (!bpf_program__autoload(p) || bpf_program__type(p) != BPF_PROG_TYPE_TRACING)
+			continue;
+		ASSERT_GT(4, self->nlinks);
+		self->links[self->nlinks] = bpf_program__attach(p);
+		ASSERT_EQ(0, libbpf_get_error(self->links[self->nlinks]))
+			TH_LOG("attach %s", bpf_program__name(p));
+		self->nlinks++;
+	}
+}
+
+static void load(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self, int build,
+		 const char *const *only)
+{
+	load_sized(_metadata, self, build, only, 0);
+}
+
+static void set_u32(struct __test_metadata *_metadata, struct bpf_object *obj, const char *var,
+		    __u32 v)
+{
+	ASSERT_EQ(0, kf_global(obj, var, &v, sizeof(v), true)) TH_LOG("set %s", var);
+}
+
+static struct any_stats get_stats(struct __test_metadata *_metadata, struct bpf_object *obj)
+{
+	struct any_stats st;
+
+	memset(&st, 0, sizeof(st));
+	EXPECT_EQ(0, kf_global(obj, "stats", &st, sizeof(st), false));
+	return st;
+}
+
+static void run_n(struct __test_metadata *_metadata, struct bpf_object *obj, const char *name,
+		  unsigned int n)
+{
+	__u32 ret;
+
+	while (n--)
+		ASSERT_EQ(0, kf_run(obj, name, &ret)) TH_LOG("run %s: %s", name, strerror(errno));
+}
+
+#define POOL_PARAM "/sys/module/bpf_arena/parameters/nosleep_pool_pages"
+
+static unsigned int pool_pages(void)
+{
+	char buf[32];
+
+	if (!read_line(POOL_PARAM, buf, sizeof(buf)))
+		return 64;
+	return (unsigned int)strtoul(buf, NULL, 10);
+}
+
+static bool set_pool_pages(unsigned int n)
+{
+	FILE *f = fopen(POOL_PARAM, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%u", n) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+/*
+ * n rounds of alloc / check zeroed / write / read back / free from program
+ * name; fentry programs run through test-running themselves.
+ */
+static void rounds(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self, int build,
+		   const char *name, unsigned int n)
+{
+	const char *only[] = { name, NULL };
+	struct any_stats st;
+
+	load(_metadata, self, build, only);
+	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	run_n(_metadata, self->obj, name, n);
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(n, st.runs);
+	EXPECT_EQ(n, st.allocs);
+	EXPECT_EQ(0, st.fails);
+	EXPECT_EQ(0, st.bad_data);
+}
+
+TEST_F(any, xdp_alloc_free) { NEED_ANY_CTX(); rounds(_metadata, self, variant->build, "xdp_round", 200); }
+TEST_F(any, tc_alloc_free) { NEED_ANY_CTX(); rounds(_metadata, self, variant->build, "tc_round", 200); }
+TEST_F(any, syscall_nosleep_alloc_free)
+{
+	NEED_ANY_CTX();
+	rounds(_metadata, self, variant->build, "syscall_nosleep_round", 200);
+}
+
+/* Pool only: as many rounds as the pool holds pages, so no refill is needed. */
+TEST_F(any, fentry_alloc_free)
+{
+	NEED_ANY_CTX();
+	rounds(_metadata, self, variant->build, "fentry_round", pool_pages() / 2);
+}
+
+TEST_F(any, sleepable_alloc_free)
+{
+	rounds(_metadata, self, variant->build, "syscall_sleepable_round", 200);
+}
+
+/* Upstream's verifier_arena.c basic_alloc1_nosleep and verifier_arena_large.c big_alloc3. */
+TEST_F(any, upstream_basic_alloc1_nosleep)
+{
+	const char *only[] = { "basic_alloc1_nosleep", NULL };
+	__u32 ret = ~0U;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	ASSERT_EQ(0, kf_run(self->obj, "basic_alloc1_nosleep", &ret));
+	EXPECT_EQ(0, ret);
+}
+
+TEST_F(any, upstream_big_alloc3)
+{
+	const char *only[] = { "big_alloc3", NULL };
+	__u32 ret = ~0U;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	ASSERT_EQ(0, kf_run(self->obj, "big_alloc3", &ret));
+	EXPECT_EQ(0, ret);
+}
+
+/*
+ * More pages in one call than the pool holds: tracing programs (pool only)
+ * get NULL, TC programs (GFP_NOWAIT fallback) get the pages.
+ */
+TEST_F(any, pool_only_for_tracing_direct_for_tc)
+{
+	const char *only[] = { "fentry_round", "tc_round", NULL };
+	unsigned int n = pool_pages() + 36;
+	struct any_stats st;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	set_u32(_metadata, self->obj, "pages_per_call", n);
+	run_n(_metadata, self->obj, "fentry_round", 1);
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(1, st.runs);
+	EXPECT_EQ(1, st.fails) TH_LOG("a tracing program got %u pages with a pool of %u", n, n - 36);
+	run_n(_metadata, self->obj, "tc_round", 1);
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(2, st.runs);
+	EXPECT_EQ(1, st.allocs);
+	EXPECT_EQ(0, st.bad_data);
+}
+
+/*
+ * fentry on apply_to_page_range(), which a non-sleepable allocation calls
+ * with the arena's page lock held: the program's kfunc calls run nested
+ * inside the lock on the same CPU.  They must fail cleanly (NULL, -EBUSY),
+ * and the outer allocation must complete.
+ */
+TEST_F(any, nested_inside_arena_lock_fails_cleanly)
+{
+	const char *only[] = { "nested_in_lock", "tc_round", NULL };
+	struct any_stats st;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "keep", 1);
+	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	run_n(_metadata, self->obj, "tc_round", 10);
+	set_u32(_metadata, self->obj, "armed_tgid", 0);
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(10, st.allocs);
+	EXPECT_EQ(0, st.fails);
+	EXPECT_EQ(0, st.bad_data);
+	EXPECT_LE(10, st.nested_calls) TH_LOG("the fentry program did not run inside the lock");
+	EXPECT_EQ(0, st.nested_allocs);
+	EXPECT_EQ(-EBUSY, st.nested_reserve);
+}
+
+/* Waits until program name's allocation of n pages succeeds (deferred frees done). */
+static bool alloc_succeeds_within(struct __test_metadata *_metadata, struct bpf_object *obj,
+				  const char *name, unsigned int ms)
+{
+	struct any_stats before = get_stats(_metadata, obj), after;
+	unsigned int waited;
+
+	for (waited = 0; waited <= ms; waited += 20) {
+		run_n(_metadata, obj, name, 1);
+		after = get_stats(_metadata, obj);
+		if (after.allocs > before.allocs)
+			return true;
+		before = after;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * A whole-arena allocation, freed from the TC program (deferred), becomes
+ * available again once the worker has run, and the recycled pool pages
+ * come back zeroed (bad_data counts a non-zero first word).
+ */
+TEST_F(any, deferred_free_releases_everything)
+{
+	const char *only[] = { "tc_round", NULL };
+	struct any_stats st;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "pages_per_call", ANY_PAGES);
+	run_n(_metadata, self->obj, "tc_round", 1);
+	st = get_stats(_metadata, self->obj);
+	ASSERT_EQ(1, st.allocs);
+	EXPECT_TRUE(alloc_succeeds_within(_metadata, self->obj, "tc_round", 5000));
+	set_u32(_metadata, self->obj, "pages_per_call", 1);
+	run_n(_metadata, self->obj, "tc_round", 100);
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(0, st.bad_data);
+}
+
+/*
+ * A page user space has mapped and written, freed by a non-sleepable
+ * program: once the deferred unmapping has run, the user's old mapping is
+ * gone (a new access faults in a fresh zero page) and the next allocation
+ * of that page is zeroed.
+ */
+TEST_F(any, nosleep_free_zaps_user_mappings)
+{
+	const char *only[] = { "tc_round", "tc_free_last", NULL };
+	volatile __u64 *u;
+	__u64 page = 0;
+	unsigned int i;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "keep", 1);
+	run_n(_metadata, self->obj, "tc_round", 1);
+	ASSERT_EQ(0, kf_global(self->obj, "last_page", &page, sizeof(page), false));
+	ASSERT_EQ(ANY_MAP_EXTRA, page);
+	u = (volatile __u64 *)(uintptr_t)page;
+	EXPECT_EQ(0x5a5a, u[0]);
+	u[1] = 0x77;
+	run_n(_metadata, self->obj, "tc_free_last", 1);
+	/* The worker zaps it; then user space sees a fresh page. */
+	for (i = 0; i < 250 && u[1] == 0x77; i++)
+		usleep(20000);
+	EXPECT_EQ(0, u[1]);
+	EXPECT_EQ(0, u[0]);
+}
+
+/* ---- the storm -------------------------------------------------------------- */
+
+#define STORM_THREADS	2
+#define STORM_RUNS	500
+#define STORM_CALLS	8
+#define STORM_ARENA_PAGES	(1U << 16)
+
+struct storm {
+	int fd;
+	bool pkt;
+	unsigned int runs;
+	int err;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *s = arg;
+	static char pkt[64];
+	unsigned int i;
+
+	for (i = 0; i < s->runs && !s->err; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o);
+
+		if (s->pkt) {
+			o.data_in = pkt;
+			o.data_size_in = sizeof(pkt);
+		}
+		if (bpf_prog_test_run_opts(s->fd, &o))
+			s->err = errno;
+	}
+	return NULL;
+}
+
+/*
+ * STORM_THREADS threads test-run program name STORM_RUNS times each; every
+ * run allocates STORM_CALLS single pages, writes and frees each.  Prints the
+ * failure count; returns the stats.
+ */
+static struct any_stats storm(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self,
+			      int build, const char *name, unsigned int runs)
+{
+	const char *only[] = { name, NULL };
+	struct storm s[STORM_THREADS];
+	pthread_t t[STORM_THREADS];
+	struct timespec a, b;
+	struct any_stats st;
+	unsigned int i;
+	double secs;
+
+	/* Room for the frees the worker has not processed yet: memory is what is measured. */
+	load_sized(_metadata, self, build, only, STORM_ARENA_PAGES);
+	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	set_u32(_metadata, self->obj, "calls_per_run", STORM_CALLS);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < STORM_THREADS; i++) {
+		s[i].fd = kf_prog_fd(self->obj, name);
+		s[i].pkt = strncmp(name, "tc", 2) == 0 || strncmp(name, "xdp", 3) == 0;
+		s[i].runs = runs;
+		s[i].err = 0;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, storm_thread, &s[i]));
+	}
+	for (i = 0; i < STORM_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, s[i].err) TH_LOG("test_run: %s", strerror(s[i].err));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ((__u64)STORM_THREADS * runs * STORM_CALLS, st.runs);
+	EXPECT_EQ(st.runs, st.allocs + st.fails);
+	EXPECT_EQ(0, st.bad_data);
+	ksft_print_msg("storm %s (%s): %llu allocations, %llu failed (%.2f%%), %.0f allocs/s, pool %u pages\n",
+		       name, build ? "asm" : "v3", (unsigned long long)st.runs,
+		       (unsigned long long)st.fails, 100.0 * (double)st.fails / (double)st.runs,
+		       (double)st.runs / secs, kernel_has_native_arena() ? 0 : pool_pages());
+	return st;
+}
+
+/*
+ * 6.12's only way (and ours for sleepable programs): never fails here.  Fewer
+ * runs: every sleepable free flushes the TLB and zaps at once (slow on TCG).
+ */
+TEST_F_TIMEOUT(any, storm_sleepable, 600)
+{
+	EXPECT_EQ(0, storm(_metadata, self, variant->build, "syscall_sleepable_round",
+			   STORM_RUNS / 5).fails);
+}
+
+/*
+ * Pool + GFP_NOWAIT: no failure for want of memory here; the bounded trylock
+ * may give up under this two-CPU storm (seen: 0 to 1 in 8000 on TCG).
+ */
+TEST_F_TIMEOUT(any, storm_tc, 600)
+{
+	__u64 fails;
+
+	NEED_ANY_CTX();
+	fails = storm(_metadata, self, variant->build, "tc_round", STORM_RUNS).fails;
+	EXPECT_GE((__u64)STORM_THREADS * STORM_RUNS * STORM_CALLS / 1000, fails);
+}
+
+/* Pool only (tracing programs): the count is reported, not bounded. */
+TEST_F_TIMEOUT(any, storm_fentry, 600)
+{
+	NEED_ANY_CTX();
+	storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS);
+}
+
+/* The same with nosleep_pool_pages=1024 (the pool is sized when the program loads). */
+TEST_F_TIMEOUT(any, storm_fentry_pool_1024, 600)
+{
+	unsigned int old;
+
+	NEED_ANY_CTX();
+	old = pool_pages();
+	ASSERT_TRUE(set_pool_pages(1024));
+	storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS);
+	EXPECT_TRUE(set_pool_pages(old));
+}
+
+/*
+ * Module unload right after a non-sleepable program freed a whole arena and
+ * the object was closed: the arena's destruction waits for its work item,
+ * the unload waits for the arena (EAGAIN until then), nothing is left
+ * behind.  Reloads the module for the tests that follow.
+ */
+TEST_F_TIMEOUT(any, unload_with_pending_deferred_work, 120)
+{
+	const char *only[] = { "tc_round", NULL };
+	unsigned int i;
+	int err = -EBUSY;
+
+	NEED_ANY_CTX();
+	if (!kmod_is_loaded())
+		SKIP(return, "the module is not loaded");
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "pages_per_call", ANY_PAGES);
+	run_n(_metadata, self->obj, "tc_round", 1);
+	EXPECT_EQ(1, get_stats(_metadata, self->obj).allocs);
+	bpf_arena_object_close(self->obj);
+	self->obj = NULL;
+	/* In use (EAGAIN with O_NONBLOCK, or EBUSY) until the arena is gone. */
+	for (i = 0; i < 500 && (err == -EBUSY || err == -EAGAIN); i++) {
+		err = kmod_unload();
+		if (err == -EBUSY || err == -EAGAIN)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, err) TH_LOG("unload: %s", strerror(-err));
+	EXPECT_FALSE(kmod_is_loaded());
+	ASSERT_EQ(0, kmod_load());
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by tests/bpf/arena_reserve.bpf.c, tests/bpf/arena_any_ctx.bpf.c and
+ * their tests (tests/arena_reserve_test.c, tests/arena_kfunc_any_ctx_test.c).
+ */
+#ifndef ARENA_KFUNC_COMMON_H
+#define ARENA_KFUNC_COMMON_H
+
+#define KF_PG		4096ULL
+/* As upstream's verifier_arena.c: 2 pages right below a 4 GiB boundary. */
+#define RESV_PAGES	2
+#define RESV_MAP_EXTRA	((1ULL << 44) | (0xffffffffULL - RESV_PAGES * KF_PG + 1))
+#define RESV_BASE	RESV_MAP_EXTRA
+
+/* arena_any_ctx.bpf.c: a 4096-page arena at a fixed address. */
+#define ANY_PAGES	4096
+#define ANY_MAP_EXTRA	(1ULL << 45)
+
+/* What the any-context programs count (in .bss, read by the test). */
+struct any_stats {
+	__u64 runs;
+	__u64 allocs;		/* non-NULL results */
+	__u64 fails;		/* NULL results */
+	__u64 bad_data;		/* a fresh page was not zero, or a write did not stick */
+	__u64 nested_calls;	/* calls made from inside the arena's locked section */
+	__u64 nested_allocs;	/* ... that returned a page (must stay 0) */
+	__s64 nested_reserve;	/* last nested reserve's result */
+};
+
+#endif /* ARENA_KFUNC_COMMON_H */
