@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Review PoC for module/btf_load.c (BPF_BTF_LOAD, "arg:arena" retyping),
- * separate from review1_btf_test (whose PoC corrupts the kernel heap).
+ * separate from btf_retype_overflow_test (whose PoC corrupts the kernel heap).
  * Who reaches it: any CAP_BPF caller of BPF_BTF_LOAD on 6.1 with the module.
  */
 #include <errno.h>
