@@ -711,7 +711,8 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
  * The fast path (issue 15): can the program at all be one find_arena() acts
  * on?  One pass over the caller's instructions in place (no allocation, no
  * copy), 8 bytes at a time, looking for what find_arena() looks for: an
- * ld_imm64 naming a map, or an addr_space_cast.  Neither: the stock path
+ * ld_imm64 naming a map, an addr_space_cast, or a kfunc call (the arena
+ * kfuncs also take a map known only at run time).  None: the stock path
  * loads it exactly as without the module.  Any doubt (a fault, a size the
  * stock path will refuse): true, and the full look below decides.  Runs
  * after stock_prog_load_check(): a caller 6.1 refuses costs no read.
@@ -747,6 +748,8 @@ static bool may_use_arena(const union bpf_attr *attr)
 			i++;
 		} else if (code == (BPF_ALU64 | BPF_MOV | BPF_X) && (off == 1 || off == 2)) {
 			goto yes;
+		} else if (code == (BPF_JMP | BPF_CALL) && src == BPF_PSEUDO_KFUNC_CALL) {
+			goto yes;	/* maybe an arena kfunc on a run-time map */
 		}
 	}
 	user_access_end();
