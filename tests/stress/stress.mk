@@ -32,15 +32,15 @@ stress-faults: $(STRESS_BIN)
 # the same SEED replays the same sequence.  Fails on any finding or kernel report.
 SECONDS ?= 300
 FUZZ_KERNEL ?= debug
-FUZZ_BIN := $(BUILD)/tests/arena_syscall_fuzz
+SYSFUZZ_BIN := $(BUILD)/tests/arena_syscall_fuzz
 
-$(FUZZ_BIN): $(TOP)/tests/stress/arena_syscall_fuzz.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h)
+$(SYSFUZZ_BIN): $(TOP)/tests/stress/arena_syscall_fuzz.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 
-userspace: $(FUZZ_BIN)
+userspace: $(SYSFUZZ_BIN)
 
 .PHONY: fuzz-syscalls
-fuzz-syscalls: $(FUZZ_BIN) $(STRESS_BIN)
+fuzz-syscalls: $(SYSFUZZ_BIN) $(STRESS_BIN)
 	$(TOP)/tests/vm/run --kernel $(FUZZ_KERNEL) --timeout $$(( $(SECONDS) * 3 + 900 )) \
 		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh $(SECONDS) $(or $(SEED),1) fuzz

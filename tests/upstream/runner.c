@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -211,6 +212,38 @@ void *up_arena_var(struct bpf_object *obj, const char *name)
 	return base + vi->offset;
 }
 
+/*
+ * The kernel map's own memory once the object is loaded.  libbpf >= 1.5 maps
+ * the internal maps over their initial-value buffer at load; 1.4 (bookworm-
+ * backports) does that only in bpf_object__load_skeleton(), which upstream's
+ * prog_tests use and this runner does not: map it here (BPF_F_MMAPABLE, as
+ * libbpf creates .bss/.data), once per map.
+ */
+static char *loaded_map_mem(const struct bpf_map *map)
+{
+	static struct { const struct bpf_map *map; char *mem; } seen[64];
+	static unsigned int nseen;
+	size_t len, pg = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	void *mem;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].map == map)
+			return seen[i].mem;
+	if (bpf_map__fd(map) < 0 || !(bpf_map__map_flags(map) & BPF_F_MMAPABLE) ||
+	    nseen == sizeof(seen) / sizeof(seen[0]))
+		return NULL;
+	len = ((size_t)bpf_map__value_size(map) + pg - 1) / pg * pg;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (mem == MAP_FAILED)
+		mem = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	if (mem == MAP_FAILED)
+		return NULL;
+	seen[nseen].map = map;
+	seen[nseen++].mem = mem;
+	return mem;
+}
+
 void *up_global_var(struct bpf_object *obj, const char *sec, const char *name)
 {
 	const struct btf_var_secinfo *vi = find_var(bpf_object__btf(obj), sec, name);
@@ -222,8 +255,11 @@ void *up_global_var(struct bpf_object *obj, const char *sec, const char *name)
 		const char *n = bpf_map__name(map);
 
 		/* Internal maps are "<obj prefix>.bss" etc. */
-		if (strlen(n) >= strlen(sec) && !strcmp(n + strlen(n) - strlen(sec), sec))
-			base = bpf_map__initial_value(map, &sz);
+		if (strlen(n) >= strlen(sec) && !strcmp(n + strlen(n) - strlen(sec), sec)) {
+			base = loaded_map_mem(map);
+			if (!base)
+				base = bpf_map__initial_value(map, &sz);
+		}
 	}
 	if (!vi || !base) {
 		fprintf(stderr, "# no global %s in %s\n", name, sec);
