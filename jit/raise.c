@@ -452,7 +452,14 @@ static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct
 	}
 	o->reuse_ax = plain && st->ax_base == f->s && st->ax_end == i &&
 		      st->chain < BPFA_AX_CHAIN_MAX;
-	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
+	/*
+	 * drop_zext is switched off: the lowering fuzzer found a form whose
+	 * `wS = wS` was dropped with a jump target between it and the base's
+	 * materialisation (crash input in the issue 15 note), which the walk
+	 * above should make impossible; until that is understood, every form
+	 * keeps its zero-extension (the plain raise's code, fully tested).
+	 */
+	o->drop_zext = false;
 	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
 	st->chain = o->reuse_ax ? st->chain + 1 : 1;
 	st->ax_base = plain ? f->s : -1;
