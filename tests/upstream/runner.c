@@ -217,31 +217,25 @@ void *up_arena_var(struct bpf_object *obj, const char *name)
  * the internal maps over their initial-value buffer at load; 1.4 (bookworm-
  * backports) does that only in bpf_object__load_skeleton(), which upstream's
  * prog_tests use and this runner does not: map it here (BPF_F_MMAPABLE, as
- * libbpf creates .bss/.data), once per map.
+ * libbpf creates .bss/.data)).
  */
 static char *loaded_map_mem(const struct bpf_map *map)
 {
-	static struct { const struct bpf_map *map; char *mem; } seen[64];
-	static unsigned int nseen;
 	size_t len, pg = (size_t)sysconf(_SC_PAGESIZE);
-	unsigned int i;
 	void *mem;
 
-	for (i = 0; i < nseen; i++)
-		if (seen[i].map == map)
-			return seen[i].mem;
-	if (bpf_map__fd(map) < 0 || !(bpf_map__map_flags(map) & BPF_F_MMAPABLE) ||
-	    nseen == sizeof(seen) / sizeof(seen[0]))
+	/*
+	 * A fresh mapping each time (a few per test, left to process exit): a
+	 * cache keyed by the map pointer handed a later object's .bss the
+	 * mapping of an earlier, closed object that malloc had placed there.
+	 */
+	if (bpf_map__fd(map) < 0 || !(bpf_map__map_flags(map) & BPF_F_MMAPABLE))
 		return NULL;
 	len = ((size_t)bpf_map__value_size(map) + pg - 1) / pg * pg;
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
 	if (mem == MAP_FAILED)
 		mem = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
-	if (mem == MAP_FAILED)
-		return NULL;
-	seen[nseen].map = map;
-	seen[nseen++].mem = mem;
-	return mem;
+	return mem == MAP_FAILED ? NULL : mem;
 }
 
 void *up_global_var(struct bpf_object *obj, const char *sec, const char *name)
