@@ -76,6 +76,16 @@ struct bpf_arena {
 	 */
 	struct page **pool;
 	unsigned int pool_cnt, pool_cap;
+	unsigned int pool_target;	/* pages the work keeps; grows up to pool_cap */
+	/*
+	 * Pages freed by programs, unmapped everywhere (kernel PTE cleared,
+	 * TLB flushed, user mappings zapped) but not zeroed yet: the work
+	 * zeroes them into the pool; a pool-only allocation that finds the
+	 * pool empty zeroes a few of them itself.  pool_cnt + dirty_cnt <=
+	 * pool_cap; both arrays have pool_cap slots.
+	 */
+	struct page **pool_dirty;
+	unsigned int dirty_cnt;
 	struct irq_work kick;
 	struct work_struct work;
 	bool work_ready;
@@ -196,13 +206,16 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			       int node_id, bool direct, u64 *out);
 void arena_free_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
 /*
- * Puts a page that is mapped nowhere any more into the pool (zeroed) if
- * there is room and nobody else holds it, else frees it; may sleep.
+ * Puts a page that is mapped nowhere any more into the pool's dirty half
+ * if there is room and nobody else holds it, else frees it.
  */
 void arena_pool_recycle(struct bpf_arena *arena, struct page *page);
 /* Fills the pool and the window's page tables; sleepable, from program load. */
 int arena_pool_enable(struct bpf_arena *arena);
 void arena_nosleep_init(struct bpf_arena *arena);
+/* The workqueue of the deferred work: module init and exit. */
+int arena_nosleep_module_init(void);
+void arena_nosleep_module_exit(void);
 /* Waits for the work and drops the pool; from the arena's destruction. */
 void arena_nosleep_stop(struct bpf_arena *arena);
 /* Unmaps and frees the freeing pages; arena->lock held. */

@@ -509,11 +509,20 @@ void arena_unmap_freeing(struct bpf_arena *arena)
 		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
 		if (!nruns)
 			break;
-		/* One flush for the pass (x86 flushes everything past 33 pages). */
+		/*
+		 * One flush for the pass (x86 flushes everything past 33 pages).
+		 * None when the pass cleared no PTE (the unmapped tail of a
+		 * failed non-sleepable allocation): an address's earlier PTE
+		 * was flushed by the pass that cleared it, before the address
+		 * could be used again.  The flush is an IPI round trip to every
+		 * CPU, the slowest step of the deferred free.
+		 */
 		lo = runs[0];
 		hi = runs[2 * nruns - 1];
-		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
-			   hi - lo);
+		if (nr)
+			kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start +
+							     (lo << PAGE_SHIFT))),
+				   hi - lo);
 		for (i = 0; i < nruns; i++)
 			arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
 		/* Only the runs this pass unmapped: newer frees wait for the next. */

@@ -22,11 +22,21 @@
  *   checked under plock; without it the allocation fails).
  * - A free only marks the pages freeing: the work item clears their kernel
  *   PTEs, flushes the TLB, zaps every user mapping and only then frees the
- *   pages and makes the range reusable (arena_unmap_freeing()).  Until then
+ *   pages (or keeps them in the pool's dirty half: pool_clean() zeroes them
+ *   into the pool, and a pool-only allocation that finds the pool empty
+ *   zeroes up to INLINE_ZERO_MAX of them itself, as upstream's allocator
+ *   zeroes inline) and makes the range reusable (arena_unmap_freeing()).
+ *   Until then
  *   the pages stay mapped: a program may still read what it freed, as with
  *   upstream's deferred free; nobody can reach a page after it is freed.
  * - The work is kicked through an irq_work (NMI-safe) and is waited for when
- *   the arena is destroyed, before its file and window go away.
+ *   the arena is destroyed, before its file and window go away.  It runs on
+ *   the module's own unbound WQ_HIGHPRI workqueue (nice -20 workers): the
+ *   pool is only as good as the work's speed at recycling freed pages, and
+ *   on system_unbound_wq (nice 0) the allocating threads themselves
+ *   starved it (a two-thread fentry storm failed 57-99 % of allocations).
+ *   The work is bounded by what programs freed or took from the pool, so
+ *   its priority lends no one more CPU than their own frees cost.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,33 +58,72 @@
 static unsigned int nosleep_pool_pages = 64;
 module_param(nosleep_pool_pages, uint, 0644);
 MODULE_PARM_DESC(nosleep_pool_pages,
-		 "Pre-allocated zeroed pages per arena for non-sleepable programs' bpf_arena_alloc_pages() (0-16384, read when the arena's first such program loads; default 64)");
+		 "Pre-allocated zeroed pages per arena for non-sleepable programs' bpf_arena_alloc_pages() (0-16384, 0: no pool; read when the arena's first such program loads; default 64)");
+
+/*
+ * A burst larger than the pool fails until the work has recycled pages,
+ * which takes one cross-CPU TLB flush per pass.  So the pool follows
+ * demand: each allocation that finds it empty doubles its target (at
+ * least to that allocation's size), up to this bound; it never shrinks
+ * while the arena lives.  Memory: at most this many pages per arena, only
+ * for arenas whose non-sleepable programs ran the pool dry, charged to the
+ * arena's memcg like every page.
+ */
+static unsigned int nosleep_pool_max = 2048;
+module_param(nosleep_pool_max, uint, 0644);
+MODULE_PARM_DESC(nosleep_pool_max,
+		 "Pages the pool of an arena may grow to when non-sleepable allocations find it empty (up to 16384; read with nosleep_pool_pages; default 2048)");
+
+static struct workqueue_struct *arena_nosleep_wq;
 
 static void arena_kick_fn(struct irq_work *w)
 {
 	struct bpf_arena *arena = container_of(w, struct bpf_arena, kick);
 
-	queue_work(system_unbound_wq, &arena->work);
+	queue_work(arena_nosleep_wq, &arena->work);
 }
 
+int arena_nosleep_module_init(void)
+{
+	arena_nosleep_wq = alloc_workqueue("bpf_arena_nosleep", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	return arena_nosleep_wq ? 0 : -ENOMEM;
+}
+
+/* After the last arena is gone: each arena's destruction waited for its work. */
+void arena_nosleep_module_exit(void)
+{
+	destroy_workqueue(arena_nosleep_wq);
+}
+
+/* Room for one more page in the pool (zeroed or not); plock held. */
+static bool pool_has_room(struct bpf_arena *arena)
+{
+	return arena->pool_cnt + arena->dirty_cnt < arena->pool_target;
+}
+
+/*
+ * Tops the pool up with fresh pages, at most as many as it lacked when
+ * called: while programs drain it as fast as it fills, an unbounded loop
+ * here would keep the work from unmapping what they free (the cheaper
+ * source of pages, and the only one that returns address space).  An
+ * allocation that leaves the pool low kicks the work again.
+ */
 static void pool_refill(struct bpf_arena *arena)
 {
+	unsigned int budget;
 	unsigned long flags;
 	struct page *page;
-	bool need;
 
-	for (;;) {
-		flags = arena_plock(arena);
-		need = arena->pool_cnt < arena->pool_cap;
-		arena_punlock(arena, flags);
-		if (!need)
-			return;
+	flags = arena_plock(arena);
+	budget = arena->pool_target - min(arena->pool_target, arena->pool_cnt + arena->dirty_cnt);
+	arena_punlock(arena, flags);
+	while (budget--) {
 		/* Zeroed, charged to the arena's memcg; may reclaim. */
 		page = arena_page_alloc(arena, NUMA_NO_NODE);
 		if (!page)
 			return;
 		flags = arena_plock(arena);
-		if (arena->pool_cnt < arena->pool_cap) {
+		if (pool_has_room(arena)) {
 			arena->pool[arena->pool_cnt++] = page;
 			page = NULL;
 		}
@@ -87,30 +136,52 @@ static void pool_refill(struct bpf_arena *arena)
 	}
 }
 
+/* Zeroes the dirty pages into the pool, one at a time, outside plock. */
+static void pool_clean(struct bpf_arena *arena)
+{
+	unsigned long flags;
+	struct page *page;
+
+	for (;;) {
+		flags = arena_plock(arena);
+		page = arena->dirty_cnt ? arena->pool_dirty[--arena->dirty_cnt] : NULL;
+		arena_punlock(arena, flags);
+		if (!page)
+			return;
+		clear_highpage(page);
+		flags = arena_plock(arena);
+		/* A recycle may have taken the slot meanwhile. */
+		if (pool_has_room(arena)) {
+			arena->pool[arena->pool_cnt++] = page;
+			page = NULL;
+		}
+		arena_punlock(arena, flags);
+		if (page)
+			__free_page(page);
+		cond_resched();
+	}
+}
+
 void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
 {
 	unsigned long flags;
-	bool room;
 
 	/*
 	 * Its kernel PTE is gone and its user mappings are zapped: nobody can
 	 * find it again, so a count of 1 (ours) cannot grow.  A higher count
-	 * is a fault that got the page before the zap: let that go.
+	 * is a fault that got the page before the zap: let that go.  Zeroing
+	 * waits for pool_clean() (or the allocation that needs the page), so
+	 * that the unmapping, which is what frees address space and lets
+	 * allocations go on, is not held up by it.
 	 */
-	flags = arena_plock(arena);
-	room = arena->pool_cnt < arena->pool_cap;
-	arena_punlock(arena, flags);
-	if (!room || page_ref_count(page) != 1) {
-		__free_page(page);
-		return;
+	if (page_ref_count(page) == 1) {
+		flags = arena_plock(arena);
+		if (arena->pool_dirty && pool_has_room(arena)) {
+			arena->pool_dirty[arena->dirty_cnt++] = page;
+			page = NULL;
+		}
+		arena_punlock(arena, flags);
 	}
-	clear_highpage(page);
-	flags = arena_plock(arena);
-	if (arena->pool_cnt < arena->pool_cap) {
-		arena->pool[arena->pool_cnt++] = page;
-		page = NULL;
-	}
-	arena_punlock(arena, flags);
 	if (page)
 		__free_page(page);
 }
@@ -122,6 +193,7 @@ static void arena_work_fn(struct work_struct *work)
 	mutex_lock(&arena->lock);
 	arena_unmap_freeing(arena);
 	mutex_unlock(&arena->lock);
+	pool_clean(arena);
 	pool_refill(arena);
 }
 
@@ -147,16 +219,23 @@ void arena_nosleep_stop(struct bpf_arena *arena)
 	cancel_work_sync(&arena->work);
 	for (i = 0; i < arena->pool_cnt; i++)
 		__free_page(arena->pool[i]);
+	for (i = 0; i < arena->dirty_cnt; i++)
+		__free_page(arena->pool_dirty[i]);
 	kvfree(arena->pool);
+	kvfree(arena->pool_dirty);
 	arena->pool = NULL;
+	arena->pool_dirty = NULL;
 	arena->pool_cnt = 0;
+	arena->dirty_cnt = 0;
 	arena->pool_cap = 0;
+	arena->pool_target = 0;
 }
 
 int arena_pool_enable(struct bpf_arena *arena)
 {
-	unsigned int cap = min(READ_ONCE(nosleep_pool_pages), POOL_MAX);
-	struct page **pool = NULL;
+	unsigned int target = min(READ_ONCE(nosleep_pool_pages), POOL_MAX);
+	unsigned int cap = target ? clamp(READ_ONCE(nosleep_pool_max), target, POOL_MAX) : 0;
+	struct page **pool = NULL, **dirty = NULL;
 	unsigned long flags;
 	int err = 0;
 
@@ -175,13 +254,18 @@ int arena_pool_enable(struct bpf_arena *arena)
 	}
 	if (!arena->pool && cap) {
 		pool = kvcalloc(cap, sizeof(*pool), GFP_KERNEL_ACCOUNT);
-		if (!pool) {
+		dirty = kvcalloc(cap, sizeof(*dirty), GFP_KERNEL_ACCOUNT);
+		if (!pool || !dirty) {
+			kvfree(pool);
+			kvfree(dirty);
 			err = -ENOMEM;
 			goto out;
 		}
 		flags = arena_plock(arena);
 		arena->pool = pool;
+		arena->pool_dirty = dirty;
 		arena->pool_cap = cap;
+		arena->pool_target = target;
 		arena_punlock(arena, flags);
 	}
 out:
@@ -191,12 +275,27 @@ out:
 	return err;
 }
 
+/*
+ * Dirty pool pages one allocation may zero itself, under plock with
+ * interrupts off: 16 x 4 KiB bounds that time like PLOCK_BATCH bounds the
+ * page-table work.
+ */
+#define INLINE_ZERO_MAX	16U
+
 struct nosleep_map {
 	struct bpf_arena *arena;
 	int node_id;
 	bool direct;
-	unsigned int mapped, direct_cnt;
+	unsigned int mapped, direct_cnt, zeroed;
 };
+
+/* The pool ran dry under an allocation of want pages; plock held. */
+static void pool_grow(struct bpf_arena *arena, u32 want)
+{
+	u64 target = max_t(u64, 2ULL * arena->pool_target, want);
+
+	arena->pool_target = min_t(u64, target, arena->pool_cap);
+}
 
 /* apply_to_existing_page_range() callback: plock held. */
 static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
@@ -209,6 +308,11 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 		return -EBUSY;	/* excluded by the invariant; fail, do not overwrite */
 	if (arena->pool_cnt) {
 		page = arena->pool[--arena->pool_cnt];
+	} else if (arena->dirty_cnt && m->zeroed < INLINE_ZERO_MAX) {
+		/* Unmapped everywhere already; zeroing is all it lacks. */
+		page = arena->pool_dirty[--arena->dirty_cnt];
+		clear_highpage(page);
+		m->zeroed++;
 	} else if (m->direct && !in_nmi()) {
 		struct mem_cgroup *old = set_active_memcg(arena->memcg);
 
@@ -281,6 +385,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		 * releases the whole range and uncharges the mapped pages.
 		 */
 		bitmap_set(arena->freeing, pgoff, page_cnt);
+		pool_grow(arena, page_cnt);
 		arena_punlock(arena, flags);
 		atomic64_add(m.mapped, &arena->pages);
 		arena_uncharge(arena, page_cnt - m.mapped);
@@ -288,7 +393,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		ret = -ENOMEM;
 		goto fail;
 	}
-	low = arena->pool_cnt < arena->pool_cap / 2 + 1 && arena->pool_cap;
+	low = arena->pool_cnt < arena->pool_target / 2 + 1 && arena->pool_target;
 	arena_punlock(arena, flags);
 	if (low)
 		irq_work_queue(&arena->kick);

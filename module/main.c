@@ -39,9 +39,12 @@ static int __init bpf_arena_init(void)
 	err = ksyms_init();
 	if (err)
 		return err;
-	err = arena_fs_init();
+	err = arena_nosleep_module_init();
 	if (err)
 		return err;
+	err = arena_fs_init();
+	if (err)
+		goto nosleep_exit;
 	err = arena_kfunc_init();
 	if (err)
 		goto fs_exit;
@@ -65,6 +68,8 @@ prog_hooks_exit:
 	hooks_quiesce();
 fs_exit:
 	arena_fs_exit();
+nosleep_exit:
+	arena_nosleep_module_exit();
 	return err;
 }
 
@@ -80,6 +85,7 @@ static void __exit bpf_arena_exit(void)
 	 */
 	__flush_workqueue(system_unbound_wq);
 	arena_fs_exit();
+	arena_nosleep_module_exit();
 	pr_info("unloaded\n");
 }
 #endif
