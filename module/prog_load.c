@@ -750,6 +750,8 @@ static bool may_use_arena(const union bpf_attr *attr)
 			goto yes;
 		} else if (code == (BPF_JMP | BPF_CALL) && src == BPF_PSEUDO_KFUNC_CALL) {
 			goto yes;	/* maybe an arena kfunc on a run-time map */
+		} else if (code == BPFA_MAY_GOTO_CODE) {
+			goto yes;	/* named below if there is no arena */
 		}
 	}
 	user_access_end();
@@ -758,6 +760,32 @@ yes:
 fault:
 	user_access_end();
 	return true;
+}
+
+/*
+ * 6.1 has no may_goto (can_loop/cond_break) and would say "unknown opcode
+ * e5"; the loop pass runs on arena programs only (it rides on the
+ * lowering).  Name the construct instead, with the errno 6.1 gives.
+ */
+static int refuse_may_goto_without_arena(struct prog_load *pl)
+{
+	char msg[224];
+	u32 i;
+
+	for (i = 0; i < pl->len; i++) {
+		if (pl->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			i++;
+			continue;
+		}
+		if (pl->insns[i].code != BPFA_MAY_GOTO_CODE)
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "bpf_arena: insn %u: may_goto (can_loop/cond_break) in a program that uses no arena: this kernel has no may_goto, and bpf_arena translates such loops only in arena programs\n",
+			 i);
+		prog_log(&pl->attr, msg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
@@ -791,8 +819,12 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 		goto pass;
 	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
-	if (!ret && !pl->arena && !pl->kfuncs)
+	if (!ret && !pl->arena && !pl->kfuncs) {
+		ret = refuse_may_goto_without_arena(pl);
+		if (ret)
+			goto out;
 		goto pass;
+	}
 	if (!ret)
 		ret = load_in_snapshot(pl, uattr, regs, orig);
 	goto out;

@@ -604,7 +604,7 @@ struct refusal {
 	int errno61;		/* 6.1 + module */
 };
 
-enum { R_ATOMIC, R_OFF, R_CAST, R_TWO, R_NOADDR, R_SLEEP, R_HI32, R_NR };
+enum { R_ATOMIC, R_OFF, R_CAST, R_TWO, R_NOADDR, R_SLEEP, R_HI32, R_GOTO, R_NR };
 
 static const struct refusal refusals[R_NR] = {
 	[R_ATOMIC] = { "atomic_fetch_and_on_arena", EACCES,
@@ -622,6 +622,10 @@ static const struct refusal refusals[R_NR] = {
 		      EACCES },
 	[R_HI32] = { "test_rnd_hi32", 0,
 		     "BPF_F_TEST_RND_HI32 is not supported for arena programs on this kernel",
+		     EINVAL },
+	/* 6.1 alone: "unknown opcode e5". */
+	[R_GOTO] = { "may_goto_without_arena", 0,
+		     "bpf_arena: insn 0: may_goto (can_loop/cond_break) in a program that uses no arena",
 		     EINVAL },
 };
 
@@ -712,6 +716,15 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
 		};
 		l.flags = BPF_F_TEST_RND_HI32;
+		fd = load(p, N(p), &l);
+		break;
+	}
+	case R_GOTO: {
+		struct bpf_insn p[] = {
+			TB_INSN(BPF_JMP | 0xe0 | BPF_K, 0, 0, 1, 0),	/* may_goto +1 */
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+		};
 		fd = load(p, N(p), &l);
 		break;
 	}
