@@ -277,19 +277,78 @@ TEST(list_walk_100k)
 		EXPECT_EQ(0, live_allocs);					\
 	} while (0)
 
-TEST(refuses_stack_in_loop)
+/*
+ * A loop that keeps its counter and sum in stack slots (clang's spills):
+ * the body mirrors them at the same offsets, the driver copies them in and
+ * the written ones back.  ctx[0] = n; r0 = sum of 0..n-1 + the slot the loop
+ * only reads (7).
+ */
+static const struct bpf_insn stack_prog[] = {
+	LDX(8, 1, 0),		/* 0: n */
+	MOV_K(6, 0),		/* 1 */
+	STX(10, 6, -8),		/* 2: i = 0 */
+	STX(10, 6, -16),	/* 3: sum = 0 */
+	MOV_K(6, 7),		/* 4 */
+	STX(10, 6, -24),	/* 5: read-only slot */
+	MAY_GOTO(8),		/* 6: head -> 15 */
+	LDX(6, 10, -8),		/* 7: i */
+	JX(BPF_JGE, 6, 8, 6),	/* 8 -> 15 */
+	LDX(7, 10, -16),	/* 9 */
+	ADD_X(7, 6),		/* 10 */
+	STX(10, 7, -16),	/* 11 */
+	ADD_K(6, 1),		/* 12 */
+	STX(10, 6, -8),		/* 13 */
+	JA(-9),			/* 14 -> 6 */
+	LDX(0, 10, -16),	/* 15 */
+	LDX(7, 10, -24),	/* 16 */
+	ADD_X(0, 7),		/* 17 */
+	EXIT,
+};
+
+TEST(stack_slots_are_mirrored)
+{
+	uint64_t ctx[1] = { 1000 };
+
+	ASSERT_EQ(999 * 1000 / 2 + 7, SAME_RESULT(stack_prog, ctx, 1));
+	ctx[0] = 0;
+	ASSERT_EQ(7, SAME_RESULT(stack_prog, ctx, 1));
+}
+
+/* A stack pointer kept in a register across the head is re-derived in the body. */
+TEST(stack_pointer_rederived)
+{
+	const struct bpf_insn p[] = {
+		MOV_X(9, 10),		/* 0 */
+		ADD_K(9, -8),		/* 1: r9 = fp - 8 */
+		MOV_K(6, 0),		/* 2 */
+		STX(9, 6, 0),		/* 3 */
+		MAY_GOTO(5),		/* 4: head -> 10 */
+		LDX(6, 9, 0),		/* 5 */
+		ADD_K(6, 3),		/* 6 */
+		STX(9, 6, 0),		/* 7 */
+		JK(BPF_JLT, 6, 300, -5),	/* 8 -> 4 */
+		JA(0),			/* 9 */
+		LDX(0, 10, -8),		/* 10 */
+		EXIT,
+	};
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(300, SAME_RESULT(p, ctx, 1));
+}
+
+TEST(refuses_stack_pointer_stored_to_memory)
 {
 	const struct bpf_insn p[] = {
 		MOV_K(6, 0),
 		MAY_GOTO(3),
-		STX(10, 6, -8),
+		STX(1, 10, 0),
 		ADD_K(6, 1),
 		JA(-4),
 		MOV_X(0, 6),
 		EXIT,
 	};
 
-	REFUSED(p, "may_goto (can_loop/cond_break) loop at insn 1 uses the stack");
+	REFUSED(p, "stores a stack pointer to memory");
 }
 
 TEST(refuses_ctx_used_in_loop)
@@ -321,7 +380,7 @@ TEST(refuses_register_written_on_some_paths)
 		EXIT,
 	};
 
-	REFUSED(p, "R6 may be uninitialised where the loop exits");
+	REFUSED(p, "R6 may be uninitialised where the loop is entered");
 }
 
 TEST(refuses_nested_loop)
@@ -341,9 +400,24 @@ TEST(refuses_nested_loop)
 	REFUSED(p, "contains a nested loop");
 }
 
-TEST(refuses_entry_in_the_middle)
+/* clang's rotated loops: entered at E, the lowest insn elsewhere. */
+TEST(loop_entered_in_the_middle)
 {
 	const struct bpf_insn p[] = {
+		LDX(8, 1, 0),		/* 0: n */
+		MOV_K(6, 0),		/* 1 */
+		MOV_K(7, 0),		/* 2 */
+		JA(3),			/* 3 -> 7: enter at E */
+		ADD_X(6, 7),		/* 4: body, below E */
+		ADD_K(7, 1),		/* 5 */
+		MOV_K(0, 0),		/* 6 */
+		MAY_GOTO(2),		/* 7: E -> 10 */
+		JX(BPF_JLT, 7, 8, -5),	/* 8 -> 4 */
+		JA(0),			/* 9 */
+		MOV_X(0, 6),		/* 10 */
+		EXIT,
+	};
+	const struct bpf_insn two_entries[] = {
 		MOV_K(6, 0),		/* 0 */
 		JK(BPF_JEQ, 6, 1, 2),	/* 1 -> 4 */
 		MAY_GOTO(3),		/* 2: head -> 6 */
@@ -353,8 +427,10 @@ TEST(refuses_entry_in_the_middle)
 		MOV_X(0, 6),		/* 6 */
 		EXIT,
 	};
+	uint64_t ctx[1] = { 100 };
 
-	REFUSED(p, "entered other than at its head");
+	ASSERT_EQ(99 * 100 / 2, SAME_RESULT(p, ctx, 1));
+	REFUSED(two_entries, "is entered at insns 4 and 2");
 }
 
 /* A loop calling a subprogram: the call is relocated into the body. */
@@ -389,21 +465,46 @@ TEST(loop_calling_a_subprogram)
 	bpfa_loops_free(&env, &res);
 }
 
-TEST(refuses_may_goto_in_subprogram_and_btf_without_blob)
+/* A loop in a subprogram: its own budget, frame region and driver. */
+static const struct bpf_insn sub_loop_prog[] = {
+	LDX(1, 1, 0),		/* 0: n */
+	PCALL(5),		/* 1 -> 7 */
+	MOV_X(6, 0),		/* 2 */
+	MOV_K(1, 10),		/* 3 */
+	PCALL(2),		/* 4 -> 7 */
+	ADD_X(0, 6),		/* 5 */
+	EXIT,			/* 6 */
+	MOV_K(0, 0),		/* 7: sub(r1): sum of 0..r1-1 */
+	MOV_K(2, 0),		/* 8 */
+	STX(10, 1, -8),		/* 9: a spill, as clang does */
+	MAY_GOTO(5),		/* 10: head -> 16 */
+	LDX(3, 10, -8),		/* 11 */
+	JX(BPF_JGE, 2, 3, 3),	/* 12 -> 16 */
+	ADD_X(0, 2),		/* 13 */
+	ADD_K(2, 1),		/* 14 */
+	JA(-6),			/* 15 -> 10 */
+	EXIT,			/* 16 */
+};
+
+TEST(loop_in_a_subprogram)
 {
-	const struct bpf_insn p[] = {
-		PCALL(2),
-		MOV_K(0, 0),
-		EXIT,
-		MAY_GOTO(0),
-		MOV_K(0, 0),
-		EXIT,
-	};
+	uint64_t ctx[1] = { 2000 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(1999 * 2000 / 2 + 45, SAME_RESULT(sub_loop_prog, ctx, 1));
+	ASSERT_EQ(0, bpfa_loops(&env, sub_loop_prog, N(sub_loop_prog), &res));
+	EXPECT_EQ(1, res.loops);
+	/* main, the subprogram, the callback and the body */
+	EXPECT_EQ(4, res.func_info_cnt);
+	bpfa_loops_free(&env, &res);
+}
+
+TEST(refuses_btf_without_blob)
+{
 	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
 	struct bpfa_loops_env benv = env;
 	struct bpfa_loops_result res;
 
-	REFUSED(p, "in a subprogram or callback");
 	benv.has_btf = true;
 	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
 	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
@@ -491,7 +592,7 @@ TEST(error_names_original_insn)
 		MOV_K(6, 0),
 		MOV_K(6, 0),
 		MAY_GOTO(3),		/* lowered 5: original 2 */
-		STX(10, 6, -8),
+		STX(1, 10, 0),
 		ADD_K(6, 1),
 		JA(-4),
 		MOV_X(0, 6),
