@@ -118,6 +118,13 @@ struct func {
 	bool has_mg, is_main;
 };
 
+struct ub {
+	__u64 umax;
+	__u64 delta;		/* value = the link's base + delta */
+	__u32 id;		/* link, 0 if none */
+	__u32 pad;
+};
+
 struct pctx {
 	const struct bpfa_loops_env *env;
 	const struct bpf_insn *in;
@@ -132,6 +139,8 @@ struct pctx {
 	__u8 *inloop;		/* per insn: loop index + 1, or 0 */
 	__u32 *work;
 	__u8 *dfs;		/* per insn: DFS colour (inner_cycle(), sccs()) */
+	__u8 *uvis;		/* per insn: bounds() reached / queued */
+	struct ub *ub;		/* per insn: NREGS bounds on entry, or NULL */
 	__u32 *scc, *tlow, *tstack, *tcall;	/* sccs() */
 	const __u8 *btf_types;	/* the program's BTF types (func_nargs()) */
 	__u32 btf_tlen, btf_ntypes, *btf_offs;
@@ -538,6 +547,271 @@ static int types(struct pctx *c)
 			if (changed && !(c->vis[s[k]] & 2)) {
 				c->vis[s[k]] |= 2;
 				c->work[nw++] = s[k];
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- unsigned bounds (forward; only for the guards of the bodies) ---- */
+
+/*
+ * An upper bound of each register as an unsigned number, and links between
+ * registers that hold one value plus a constant (6.12's linked scalars), so
+ * that a loop counter checked on the back edge as `i < N` bounds `i + 1` at
+ * the head.  The body re-checks each bound it relies on (put_body()): if
+ * this analysis is wrong the program ends its loop early, nothing else.
+ */
+
+#define UB_ANY		(~0ull)
+#define UB_WORK_PER_INSN 64
+
+static void ub_any(struct ub *u)
+{
+	u->umax = UB_ANY;
+	u->id = 0;
+	u->delta = 0;
+}
+
+/* r <= nb, and the registers linked to it. */
+static void ub_refine(struct ub *st, __u8 r, __u64 nb)
+{
+	__u64 base;
+	__u8 q;
+
+	if (r >= NREGS || nb >= st[r].umax)
+		return;
+	st[r].umax = nb;
+	if (!st[r].id || nb < st[r].delta)
+		return;
+	base = nb - st[r].delta;
+	for (q = 0; q < NREGS; q++)
+		if (q != r && st[q].id == st[r].id && base + st[q].delta >= base &&
+		    base + st[q].delta < st[q].umax)
+			st[q].umax = base + st[q].delta;
+}
+
+static void ub_xfer(const struct pctx *c, __u32 i, struct ub *st)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+	__u8 d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X;
+	__u64 k = (__u64)(__s64)insn->imm, sv;
+	struct ub *u;
+	__u8 r;
+
+	if (cls == BPF_JMP || cls == BPF_JMP32) {
+		if (op == BPF_CALL)
+			for (r = 0; r <= 5; r++)
+				ub_any(&st[r]);
+		return;
+	}
+	if (cls == BPF_LD && !bpfa_is_ldimm64(insn)) {
+		for (r = 0; r <= 5; r++)
+			ub_any(&st[r]);
+		return;
+	}
+	if (d >= NREGS)
+		return;
+	u = &st[d];
+	if (cls == BPF_LDX) {
+		static const __u64 lim[4] = { 0xffffffffull, 0xffff, 0xff, UB_ANY };
+
+		ub_any(u);
+		if (BPF_MODE(insn->code) == BPF_MEM)
+			u->umax = lim[BPF_SIZE(insn->code) >> 3];
+		return;
+	}
+	if (cls == BPF_STX) {
+		if (BPF_MODE(insn->code) == BPF_ATOMIC && (insn->imm & BPF_FETCH)) {
+			r = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : sr;
+			if (r < NREGS)
+				ub_any(&st[r]);
+		}
+		return;
+	}
+	if (cls == BPF_LD) {	/* ld_imm64 */
+		ub_any(u);
+		if (insn->src_reg == 0)
+			u->umax = (__u32)insn->imm | (__u64)(__u32)insn[1].imm << 32;
+		return;
+	}
+	if (cls != BPF_ALU && cls != BPF_ALU64)
+		return;
+	sv = x ? (sr < NREGS ? st[sr].umax : UB_ANY) : k;
+	if (cls == BPF_ALU64 && op == BPF_MOV && insn->off == 0) {
+		if (!x) {
+			ub_any(u);
+			u->umax = k;
+		} else if (sr < NREGS) {
+			if (!st[sr].id && st[sr].umax != UB_ANY) {
+				st[sr].id = i + 1;	/* a fresh link */
+				st[sr].delta = 0;
+			}
+			*u = st[sr];
+		} else {
+			ub_any(u);
+		}
+		return;
+	}
+	if (cls == BPF_ALU64 && op == BPF_ADD && !x) {
+		if (u->umax != UB_ANY && insn->imm >= 0 && u->umax + k >= u->umax &&
+		    u->delta + k >= u->delta) {
+			u->umax += k;
+			u->delta += k;
+			return;
+		}
+		ub_any(u);
+		return;
+	}
+	switch (op) {
+	case BPF_AND:
+		u->umax = u->umax < sv ? u->umax : sv;
+		break;
+	case BPF_RSH:
+		u->umax = !x && k < 64 ? u->umax >> k : u->umax;
+		break;
+	case BPF_MOD:
+		u->umax = !x && k ? k - 1 : UB_ANY;
+		break;
+	case BPF_MOV:	/* 32-bit, or sign-extending */
+		u->umax = cls == BPF_ALU && insn->off == 0 ? (x ? sv : (__u32)insn->imm) : UB_ANY;
+		break;
+	case BPF_ADD:
+		u->umax = u->umax + sv >= u->umax && u->umax != UB_ANY ? u->umax + sv : UB_ANY;
+		break;
+	case BPF_LSH:
+		u->umax = !x && k < 64 && u->umax <= (UB_ANY >> k) ? u->umax << k : UB_ANY;
+		break;
+	default:
+		u->umax = UB_ANY;
+		break;
+	}
+	if (cls == BPF_ALU && u->umax > 0xffffffffull)
+		u->umax = 0xffffffffull;
+	u->id = 0;
+	u->delta = 0;
+}
+
+/* Refines st for the edge of conditional jump i (taken or not). */
+static void ub_branch(const struct pctx *c, __u32 i, struct ub *st, bool taken)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 op = BPF_OP(insn->code), d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X, is32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	__u64 k, dmax;
+
+	if (d >= NREGS || (x && sr >= NREGS))
+		return;
+	/* A 32-bit compare is the 64-bit one when the upper halves are 0. */
+	if (is32 && (st[d].umax > 0xffffffffull || (x && st[sr].umax > 0xffffffffull)))
+		return;
+	k = x ? st[sr].umax : is32 ? (__u32)insn->imm : (__u64)(__s64)insn->imm;
+	dmax = st[d].umax;
+	switch (op) {
+	case BPF_JEQ:
+		if (taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JNE:
+		if (!taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JLT:	/* d < k */
+		if (taken && k)
+			ub_refine(st, d, k - 1);
+		if (!taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	case BPF_JLE:
+		if (taken)
+			ub_refine(st, d, k);
+		if (!taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGT:	/* d > k */
+		if (!taken)
+			ub_refine(st, d, k);
+		if (taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGE:
+		if (!taken && k)
+			ub_refine(st, d, k - 1);
+		if (taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	}
+}
+
+/* Joins in into *out; widens at a back edge.  Changed? */
+static bool ub_join(struct ub *out, const struct ub *in, bool back)
+{
+	bool changed = false;
+	__u8 r;
+
+	for (r = 0; r < NREGS; r++) {
+		if (in[r].umax > out[r].umax) {
+			out[r].umax = back ? UB_ANY : in[r].umax;
+			changed = true;
+		}
+		if (out[r].id && (in[r].id != out[r].id || in[r].delta != out[r].delta)) {
+			out[r].id = 0;
+			out[r].delta = 0;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/* c->ub: per insn, the bounds on entry; NULL if it did not settle in time. */
+static int bounds(struct pctx *c)
+{
+	__u32 nw = 0, i, s[2], k, budget = UB_WORK_PER_INSN * c->len;
+	struct ub t[NREGS], b[NREGS];
+	__u8 r;
+	int j, ns;
+
+	c->ub = palloc(c, (size_t)c->len * NREGS, sizeof(*c->ub));
+	if (!c->ub)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	for (k = 0; k < c->nfn; k++) {
+		i = c->funcs[k].start;
+		if (!c->funcs[k].has_mg)
+			continue;
+		for (r = 0; r < NREGS; r++)
+			ub_any(&c->ub[i * NREGS + r]);
+		c->uvis[i] = 3;
+		c->work[nw++] = i;
+	}
+	while (nw) {
+		if (!budget--) {
+			pfree(c, c->ub);
+			c->ub = NULL;	/* no guards: bodies see unknown scalars */
+			break;
+		}
+		i = c->work[--nw];
+		c->uvis[i] &= ~2;
+		memcpy(t, &c->ub[i * NREGS], sizeof(t));
+		ub_xfer(c, i, t);
+		ns = is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		for (j = 0; j < ns; j++) {
+			struct ub *d = &c->ub[s[j] * NREGS];
+
+			memcpy(b, t, sizeof(b));
+			if (bpfa_is_jump(&c->in[i]) && !is_ja(&c->in[i]) &&
+			    !bpfa_is_may_goto(&c->in[i]))
+				ub_branch(c, i, b, j == 0);
+			if (!(c->uvis[s[j]] & 1)) {
+				memcpy(d, b, sizeof(b));
+				c->uvis[s[j]] |= 1;
+			} else if (!ub_join(d, b, s[j] <= i)) {
+				continue;
+			}
+			if (!(c->uvis[s[j]] & 2)) {
+				c->uvis[s[j]] |= 2;
+				c->work[nw++] = s[j];
 			}
 		}
 	}
@@ -1451,7 +1725,7 @@ static __u32 body_edge(struct pctx *c, const struct loop *l, struct edge *ed, __
 static void put_body(struct pctx *c, const struct loop *l)
 {
 	const __u32 *ety = &c->ty[l->e * NREGS];
-	__u32 i, k, s[2], ned = 0, cap = 2 * (l->b - l->h + 1);
+	__u32 i, k, s[2], ned = 0, cap = 2 * (l->b - l->h + 1), guard = 0;
 	struct edge *ed;
 	__u8 r;
 
@@ -1488,8 +1762,27 @@ static void put_body(struct pctx *c, const struct loop *l)
 		else if (T_KIND(ety[1]) == T_MAP || T_KIND(ety[1]) == T_FP)
 			put_rederive(c, BPF_REG_1, ety[1], 0);
 	}
-	if (l->e != l->h)
+	/*
+	 * The bounds the loop's carried scalars have at E (bounds()), checked
+	 * again: the verifier sees them, as 6.12 keeps them across its
+	 * converged loop states.  A failed check takes the forced exit.
+	 */
+	for (r = 0; r < NREGS && c->ub; r++) {
+		__u64 bound = c->ub[l->e * NREGS + r].umax;
+
+		if ((l->hm & rbit(r)) && bound <= 0x7fffffff) {
+			if (!guard)
+				guard = new_label(c);
+			put_fix(c, I(BPF_JMP | BPF_JGT | BPF_K, r, 0, 0, (__s32)bound), guard,
+				FX_OFF);
+		}
+	}
+	if (l->e != l->h || guard)
 		put_fix(c, JA_I(), L_BODY(c, l->e), FX_OFF);
+	if (guard) {
+		set_label(c, guard);
+		put_copy_out(c, l, 0, (__s32)l->forced);
+	}
 	/* The loop; an edge to E (a jump, or falling into it) ends the iteration. */
 	for (i = l->h; i <= l->b && !c->err; i++) {
 		if (c->second[i] || !member(c, l, i))
@@ -1972,6 +2265,7 @@ static int run(struct pctx *c, __u32 len)
 	c->ty = palloc(c, (size_t)len * NREGS, sizeof(*c->ty));
 	c->work = palloc(c, len, sizeof(*c->work));
 	c->dfs = palloc(c, len, 1);
+	c->uvis = palloc(c, len, 1);
 	c->scc = palloc(c, len, sizeof(*c->scc));
 	c->tlow = palloc(c, len, sizeof(*c->tlow));
 	c->tstack = palloc(c, len, sizeof(*c->tstack));
@@ -1979,13 +2273,13 @@ static int run(struct pctx *c, __u32 len)
 	c->fn = palloc(c, len, sizeof(*c->fn));
 	c->funcs = palloc(c, len, sizeof(*c->funcs));
 	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->llive ||
-	    !c->ty || !c->work || !c->dfs || !c->fn || !c->funcs || !c->scc || !c->tlow ||
+	    !c->ty || !c->work || !c->dfs || !c->uvis || !c->fn || !c->funcs || !c->scc || !c->tlow ||
 	    !c->tstack || !c->tcall)
 		return perr(c, -ENOMEM, 0, "out of memory");
 	if (structure(c) || types(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
-	if (stack_depth(c) || sccs(c) || find_loops(c))
+	if (stack_depth(c) || sccs(c) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);
 }
@@ -2018,6 +2312,8 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	pfree(c, c->ty);
 	pfree(c, c->work);
 	pfree(c, c->dfs);
+	pfree(c, c->uvis);
+	pfree(c, c->ub);
 	pfree(c, c->btf_offs);
 	pfree(c, c->scc);
 	pfree(c, c->tlow);
