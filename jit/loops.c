@@ -1600,6 +1600,19 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 		return;
 	}
 	put(c, *insn);
+	/*
+	 * 6.12 knows bpf_get_smp_processor_id() < nr_cpu_ids (its
+	 * do_refine_retval_range()), 6.1 does not: upstream's loop programs
+	 * index per-CPU arrays with it.  Said in code the verifier checks; the
+	 * branch is never taken.
+	 */
+	if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == 0 &&
+	    insn->imm == BPF_FUNC_get_smp_processor_id && c->env->nr_cpu_ids &&
+	    c->env->nr_cpu_ids <= 0x7fffffff) {
+		put(c, I(BPF_JMP | BPF_JLE | BPF_K, BPF_REG_0, 0, 1,
+			 (__s32)(c->env->nr_cpu_ids - 1)));
+		put(c, MOV_K(BPF_REG_0, 0));
+	}
 }
 
 /*

@@ -57,6 +57,8 @@ struct bpfa_loops_env {
 	__u32 func_info_cnt, func_info_rec_size;
 	const void *line_info;
 	__u32 line_info_cnt, line_info_rec_size;
+	/* The kernel's nr_cpu_ids (0: unknown): bounds bpf_get_smp_processor_id(). */
+	__u32 nr_cpu_ids;
 };
 
 struct bpfa_loops_result {
