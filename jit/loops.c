@@ -141,6 +141,8 @@ struct pctx {
 	__u8 *dfs;		/* per insn: DFS colour (inner_cycle(), sccs()) */
 	__u8 *uvis;		/* per insn: bounds() reached / queued */
 	struct ub *ub;		/* per insn: NREGS bounds on entry, or NULL */
+	__u64 thr[64];		/* widening thresholds (UB_MAX_THR) */
+	__u32 nthr;
 	__u32 *scc, *tlow, *tstack, *tcall;	/* sccs() */
 	const __u8 *btf_types;	/* the program's BTF types (func_nargs()) */
 	__u32 btf_tlen, btf_ntypes, *btf_offs;
@@ -565,6 +567,7 @@ static int types(struct pctx *c)
 
 #define UB_ANY		(~0ull)
 #define UB_WORK_PER_INSN 64
+#define UB_MAX_THR	64
 
 static void ub_any(struct ub *u)
 {
@@ -745,15 +748,51 @@ static void ub_branch(const struct pctx *c, __u32 i, struct ub *st, bool taken)
 	}
 }
 
+/*
+ * Widening with thresholds: a bound that grows along a back edge jumps to
+ * the next constant the program compares with (K or K - 1), so that
+ * `for (i = 0; i < N; i++)` settles at N - 1 instead of "any".
+ */
+static __u64 ub_widen(const struct pctx *c, __u64 v)
+{
+	__u64 best = UB_ANY;
+	__u32 k;
+
+	for (k = 0; k < c->nthr; k++)
+		if (c->thr[k] >= v && c->thr[k] < best)
+			best = c->thr[k];
+	return best;
+}
+
+static void ub_thresholds(struct pctx *c)
+{
+	__u32 i;
+	__u64 v;
+	int d;
+
+	for (i = 0; i < c->len && c->nthr + 2 <= UB_MAX_THR; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+
+		if (c->second[i] || !bpfa_is_jump(insn) || is_ja(insn) ||
+		    bpfa_is_may_goto(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
+			continue;
+		for (d = 0; d < 2; d++) {
+			v = (__u64)insn->imm - (__u64)d;
+			if (v <= (__u64)insn->imm)
+				c->thr[c->nthr++] = v;
+		}
+	}
+}
+
 /* Joins in into *out; widens at a back edge.  Changed? */
-static bool ub_join(struct ub *out, const struct ub *in, bool back)
+static bool ub_join(const struct pctx *c, struct ub *out, const struct ub *in, bool back)
 {
 	bool changed = false;
 	__u8 r;
 
 	for (r = 0; r < NREGS; r++) {
 		if (in[r].umax > out[r].umax) {
-			out[r].umax = back ? UB_ANY : in[r].umax;
+			out[r].umax = back ? ub_widen(c, in[r].umax) : in[r].umax;
 			changed = true;
 		}
 		if (out[r].id && (in[r].id != out[r].id || in[r].delta != out[r].delta)) {
@@ -776,6 +815,7 @@ static int bounds(struct pctx *c)
 	c->ub = palloc(c, (size_t)c->len * NREGS, sizeof(*c->ub));
 	if (!c->ub)
 		return perr(c, -ENOMEM, 0, "out of memory");
+	ub_thresholds(c);
 	for (k = 0; k < c->nfn; k++) {
 		i = c->funcs[k].start;
 		if (!c->funcs[k].has_mg)
@@ -806,7 +846,7 @@ static int bounds(struct pctx *c)
 			if (!(c->uvis[s[j]] & 1)) {
 				memcpy(d, b, sizeof(b));
 				c->uvis[s[j]] |= 1;
-			} else if (!ub_join(d, b, s[j] <= i)) {
+			} else if (!ub_join(c, d, b, s[j] <= i)) {
 				continue;
 			}
 			if (!(c->uvis[s[j]] & 2)) {
