@@ -663,13 +663,13 @@ TEST_F(loops, loop_in_a_static_subprogram_on_the_stack)
 }
 
 /*
- * Program BTF for main + one GLOBAL subprogram at insn sub:
+ * Program BTF for main + one subprogram at insn sub (linkage: global or static):
  * [1] int, [2] u64, [3] int (void), [4] FUNC main, [5] int (u64 a, u64 b),
  * [6] FUNC sub (global, [5]), [7] u64[8], [8] ptr to [7],
  * [9] int (u64 (*a)[8], u64 b); sub_proto picks [5] or [9].
  */
-static int load_with_global_sub(const struct bpf_insn *insns, unsigned int cnt, unsigned int sub,
-				__u32 sub_proto)
+static int load_with_sub(const struct bpf_insn *insns, unsigned int cnt, unsigned int sub,
+			 __u32 sub_proto, __u32 linkage)
 {
 	static const char strs[] = "\0int\0u64\0main\0sub\0a\0b";
 	struct {
@@ -693,6 +693,7 @@ static int load_with_global_sub(const struct bpf_insn *insns, unsigned int cnt, 
 	union bpf_attr attr;
 	int bfd, fd;
 
+	blob.t[22] = BTF_KIND_FUNC << 24 | linkage;
 	blob.t[23] = sub_proto;
 	memcpy(blob.s, strs, sizeof(strs));
 	memset(&attr, 0, sizeof(attr));
@@ -758,7 +759,7 @@ TEST_F(loops, loop_in_a_global_subprogram)
 
 	for (i = 0; i < 200; i++)
 		cells[i] = i + 1;
-	fd = load_with_global_sub(insns, ARRAY_SIZE(insns), 9, 5);
+	fd = load_with_sub(insns, ARRAY_SIZE(insns), 9, 5, BTF_FUNC_GLOBAL);
 	ASSERT_LE(0, fd) TH_LOG("load: %s\n%s", strerror(-fd), vlog);
 	ctx[0] = 200;
 	ctx[1] = ptr_u64(cells);
@@ -805,8 +806,10 @@ TEST_F(loops, loop_in_a_bpf_loop_callback)
 		I_EXIT(),				/* 25 */
 	};
 	uint64_t *cells = (void *)(self->base + 4 * PG), ctx[2];
-	int fd = LOAD_OK(insns);
+	/* 6.12 wants func_info for a callback: the program comes with BTF. */
+	int fd = load_with_sub(insns, ARRAY_SIZE(insns), 14, 5, BTF_FUNC_STATIC);
 
+	ASSERT_LE(0, fd) TH_LOG("load: %s\n%s", strerror(-fd), vlog);
 	cells[0] = 100;
 	ctx[0] = 0;
 	ctx[1] = ptr_u64(cells);
@@ -873,7 +876,7 @@ TEST_F(loops, global_subprogram_pointer_advanced_past_its_memory_is_rejected)
 		I_MOV64_IMM(0, 0),			/* 12 */
 		I_EXIT(),				/* 13 */
 	};
-	int fd = load_with_global_sub(insns, ARRAY_SIZE(insns), 6, 9);
+	int fd = load_with_sub(insns, ARRAY_SIZE(insns), 6, 9, BTF_FUNC_GLOBAL);
 
 	REJECTED_BY_VERIFIER(fd, "a pointer running off a global function's memory was accepted");
 	if (fd >= 0)
