@@ -115,6 +115,7 @@ struct func {
 	__u32 depth;			/* its own stack depth D, multiple of 8 */
 	__u32 imax;			/* most slots a loop of it mirrors */
 	__u32 nargs;			/* registers set at entry (not main) */
+	__s16 ext;			/* a body of the previous round: its budget slot */
 	bool has_mg, is_main;
 };
 
@@ -138,11 +139,20 @@ struct pctx {
 	__u16 *llive;		/* per insn of the loop being checked: live-in, uses in it only */
 	__u8 *inloop;		/* per insn: loop index + 1, or 0 */
 	__u32 *work;
-	__u8 *dfs;		/* per insn: DFS colour (inner_cycle(), sccs()) */
+	__u8 *dfs;		/* per insn: sccs() state */
 	__u8 *uvis;		/* per insn: bounds() reached / queued */
 	struct ub *ub;		/* per insn: NREGS bounds on entry, or NULL */
 	__u64 thr[64];		/* widening thresholds (UB_MAX_THR) */
 	__u32 nthr;
+	/* rounds (nested loops): the input's origin and its bodies' budget slots */
+	const __u32 *pre;	/* input insn -> lowered insn, NULL in round 0 */
+	__u32 pre_len;
+	const __s16 *ext;	/* input insn -> budget slot of the body starting there */
+	__u32 round;
+	__u32 cur;		/* the input insn being emitted */
+	__u32 *osrc;		/* output insn -> input insn */
+	__u32 capsrc;
+	__s16 *oext;		/* output insn -> budget slot of a body starting there */
 	__u32 *scc, *tlow, *tstack, *tcall;	/* sccs() */
 	const __u8 *btf_types;	/* the program's BTF types (func_nargs()) */
 	__u32 btf_tlen, btf_ntypes, *btf_offs;
@@ -166,6 +176,9 @@ static __u32 orig_idx(const struct pctx *c, __u32 i)
 {
 	const __u32 *ni = c->env->new_idx;
 	__u32 lo = 0, hi = c->env->old_len;
+
+	if (c->pre)
+		i = i < c->pre_len ? c->pre[i] : 0;
 
 	if (!ni)
 		return i;
@@ -519,6 +532,7 @@ static int types(struct pctx *c)
 	for (k = 0; k < (int)c->nfn; k++) {
 		i = c->funcs[k].start;
 		c->funcs[k].nargs = func_nargs(c, k);
+		c->funcs[k].ext = c->ext ? c->ext[i] : 0;
 		for (r = 0; r < NREGS; r++)
 			c->ty[i * NREGS + r] = entry_type(c, k, r);
 		c->vis[i] = 3;		/* reached, queued */
@@ -1009,9 +1023,11 @@ static bool member(const struct pctx *c, const struct loop *l, __u32 i)
 /*
  * Strongly connected components of the control flow graph (Tarjan,
  * iterative: every array is bounded by the program size).  scc[i] = the
- * component's id + 1; a loop is the component of its may_goto.
+ * component's id + 1; a loop is the component of its may_goto.  With l:
+ * of l's insns without the edges into l->e (what is left cycles only in
+ * nested loops).
  */
-static int sccs(struct pctx *c)
+static int sccs(struct pctx *c, const struct loop *l)
 {
 	__u32 *index = c->work, *low = c->tlow, *st = c->tstack, *cs = c->tcall;
 	__u32 idx = 1, nid = 0, nst, ncs, v, w, s[2], root;
@@ -1021,7 +1037,7 @@ static int sccs(struct pctx *c)
 	memset(index, 0, c->len * sizeof(*index));
 	memset(k, 0, c->len);
 	for (root = 0; root < c->len; root++) {
-		if (c->second[root] || index[root])
+		if (c->second[root] || index[root] || (l && !member(c, l, root)))
 			continue;
 		nst = ncs = 0;
 		index[root] = low[root] = idx++;
@@ -1034,6 +1050,8 @@ static int sccs(struct pctx *c)
 			if ((k[v] & 3) < ns) {
 				w = s[k[v] & 3];
 				k[v]++;
+				if (l && (!member(c, l, w) || w == l->e))
+					continue;
 				if (!index[w]) {
 					index[w] = low[w] = idx++;
 					st[nst++] = w;
@@ -1137,38 +1155,6 @@ static int loop_slots(struct pctx *c, struct loop *l, __u64 *rd, __u64 *wr)
 				}
 	}
 	return 0;
-}
-
-/* Does the loop minus the edges into l->e have a cycle?  Iterative DFS. */
-static bool inner_cycle(struct pctx *c, const struct loop *l)
-{
-	__u32 n = 0, i, s[2], *st = c->work;
-	__u8 *col = c->dfs;	/* 0 white, 1 on the stack, 2 done */
-	int k, ns;
-
-	memset(col + l->h, 0, l->b - l->h + 1);
-	st[n++] = l->e;
-	col[l->e] = 1;
-	while (n) {
-		i = st[n - 1];
-		ns = succs(c, i, s);
-		for (k = 0; k < ns; k++) {
-			if (!member(c, l, s[k]) || s[k] == l->e)
-				continue;
-			if (col[s[k]] == 1)
-				return true;
-			if (!col[s[k]])
-				break;
-		}
-		if (k < ns) {
-			col[s[k]] = 1;
-			st[n++] = s[k];	/* each insn is pushed once: n <= len */
-		} else {
-			col[i] = 2;
-			n--;
-		}
-	}
-	return false;
 }
 
 static int add_exit(struct pctx *c, struct loop *l, __u32 from, __u32 t, const __u32 *ty)
@@ -1285,10 +1271,10 @@ static int check_loop(struct pctx *c, struct loop *l)
 			return perr(c, -EINVAL, i,
 				    MG "loop at insn %u contains a tail call: not supported", hl);
 	}
-	if (inner_cycle(c, l))
-		return perr(c, -EINVAL, l->e,
-			    MG "loop at insn %u contains a nested loop: not supported on this kernel yet",
-			    hl);
+	/*
+	 * A cycle inside the loop not through E is a nested loop: its may_goto
+	 * stays in the body for the next round (bpfa_loops()).
+	 */
 	/* The slots it touches, mirrored in the body at the same offsets. */
 	if (loop_slots(c, l, &rd, &wr))
 		return c->err;
@@ -1545,8 +1531,10 @@ static void put(struct pctx *c, struct bpf_insn insn)
 		perr(c, -E2BIG, 0, "program too large after the may_goto loop translation");
 		return;
 	}
-	if (!grow(c, (void **)&c->o, &c->cap, c->n + 1, sizeof(*c->o)))
+	if (!grow(c, (void **)&c->o, &c->cap, c->n + 1, sizeof(*c->o)) ||
+	    !grow(c, (void **)&c->osrc, &c->capsrc, c->n + 1, sizeof(*c->osrc)))
 		return;
+	c->osrc[c->n] = c->cur;
 	c->o[c->n++] = insn;
 }
 
@@ -1787,6 +1775,13 @@ static void put_body(struct pctx *c, const struct loop *l)
 		perr(c, -ENOMEM, 0, "out of memory");
 		return;
 	}
+	/* Nested loops: the components left without the edges into E. */
+	sccs(c, l);
+	memset(c->tlow, 0, c->len * sizeof(*c->tlow));
+	for (i = l->h; i <= l->b; i++)
+		if (!c->second[i] && member(c, l, i))
+			c->tlow[c->scc[i] - 1]++;
+	c->cur = l->e;
 	set_label(c, l->body_lbl);
 	/* The frame argument is PTR_TO_MEM_OR_NULL: never NULL from the callers. */
 	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_1, 0, 2, 0));
@@ -1841,10 +1836,13 @@ static void put_body(struct pctx *c, const struct loop *l)
 		if (c->second[i] || !member(c, l, i))
 			continue;
 		set_label(c, L_BODY(c, i));
+		c->cur = i;
 		if (bpfa_is_jump(&c->in[i])) {
 			__u32 lbl = body_edge(c, l, ed, &ned, cap, i, target_of(c, i));
 
-			if (bpfa_is_may_goto(&c->in[i]))
+			/* A nested loop's may_goto stays for the next round. */
+			if (bpfa_is_may_goto(&c->in[i]) &&
+			    c->tlow[c->scc[i] - 1] < 2 && target_of(c, i) != i)
 				put_may_goto(c, i, BB_BUDGET(l->td), lbl);
 			else
 				put_insn(c, i, lbl);
@@ -1858,6 +1856,7 @@ static void put_body(struct pctx *c, const struct loop *l)
 			put_fix(c, JA_I(), body_edge(c, l, ed, &ned, cap, i, next_of(c, i)), FX_OFF);
 	}
 	for (k = 0; k < ned && !c->err; k++) {
+		c->cur = ed[k].from;
 		set_label(c, ed[k].lbl);
 		put_copy_out(c, l, edge_mask(c, l, ed[k].from, ed[k].to), edge_code(l, ed[k].to));
 	}
@@ -1880,6 +1879,10 @@ static void put_driver(struct pctx *c, const struct loop *l)
 		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, l->img_off[k]));
 		put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)OFF_IMG(d, k)));
 	}
+	if (f->ext) {	/* an outer body's budget, shared as upstream's frames do */
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, f->ext));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)OFF_BUDGET(d)));
+	}
 	put(c, ST_DW(BPF_REG_10, (__s16)OFF_EXIT(d), 0));
 	put(c, MOV_K(BPF_REG_1, (__s32)BPFA_MAX_LOOPS));
 	put_fix(c, I(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0), l->cb_lbl,
@@ -1895,6 +1898,10 @@ static void put_driver(struct pctx *c, const struct loop *l)
 	put(c, MOV_X(BPF_REG_1, BPF_REG_10));
 	put(c, ADD_K(BPF_REG_1, R_LO(d, l->nimg)));
 	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), l->body_lbl, FX_CALL);
+	if (f->ext) {
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_BUDGET(d)));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, f->ext));
+	}
 	/* The slots the loop wrote, back in f's frame: unknown scalars now. */
 	for (k = 0; k < l->nimg; k++) {
 		if (!(l->img_w & (1ull << k)))
@@ -2031,9 +2038,15 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 		bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | 1, b + 2);
 		bt_u32(w, bt_str(w, "frame"));
 		bt_u32(w, id + 1);
-		snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
+		if (c->round)
+			snprintf(name, sizeof(name), "bpfa_loop_cb_%u_%u", c->round, k);
+		else
+			snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
 		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 3);
-		snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
+		if (c->round)
+			snprintf(name, sizeof(name), "bpfa_loop_body_%u_%u", c->round, k);
+		else
+			snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
 		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, id + 2);
 		l->btf_cb = id + 3;
 	}
@@ -2272,15 +2285,17 @@ static int emit(struct pctx *c)
 		return c->err;
 	for (k = 0; k < c->nfn && !c->err; k++) {
 		f = &c->funcs[k];
+		c->cur = f->start;
 		set_label(c, L_ENTRY(c, f->start));
 		/* The prologue: the context (main) and the may_goto budget. */
 		if (f->has_mg && f->is_main)
 			put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)OFF_CTX(f->depth, f->imax)));
-		if (f->has_mg)
+		if (f->has_mg && !f->ext)
 			put(c, ST_DW(BPF_REG_10, (__s16)OFF_BUDGET(f->depth), (__s32)BPFA_MAX_LOOPS));
 		for (i = f->start; i < f->end && !c->err; i++) {
 			if (c->second[i])
 				continue;
+			c->cur = i;
 			set_label(c, L_INSN(c, i));
 			if (c->inloop[i]) {
 				/* The driver stands for the loop at E; nothing else enters. */
@@ -2290,13 +2305,15 @@ static int emit(struct pctx *c)
 				continue;
 			}
 			if (bpfa_is_may_goto(&c->in[i]))
-				put_may_goto(c, i, OFF_BUDGET(f->depth), L_INSN(c, target_of(c, i)));
+				put_may_goto(c, i, f->ext ? f->ext : OFF_BUDGET(f->depth),
+					     L_INSN(c, target_of(c, i)));
 			else
 				put_insn(c, i, bpfa_is_jump(&c->in[i]) ? L_INSN(c, target_of(c, i)) : 0);
 		}
 	}
 	for (k = 0; k < c->nloops && !c->err; k++) {
 		l = &c->loops[k];
+		c->cur = l->e;
 		l->cb_pos = c->n;
 		put_cb(c, l->cb_lbl, l->body_lbl);
 		l->body_pos = c->n;
@@ -2332,13 +2349,30 @@ static int run(struct pctx *c, __u32 len)
 	if (structure(c) || types(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
-	if (stack_depth(c) || sccs(c) || find_loops(c) || bounds(c))
+	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);
 }
 
-int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
-	       struct bpfa_loops_result *res)
+/* For the next round: the budget slot of each body (and body kept) by its output insn. */
+static int next_ext(struct pctx *c)
+{
+	__u32 k;
+
+	c->oext = palloc(c, c->n, sizeof(*c->oext));
+	if (!c->oext)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	for (k = 0; k < c->nloops; k++)
+		c->oext[c->loops[k].body_pos] = (__s16)BB_BUDGET(c->loops[k].td);
+	for (k = 0; k < c->nfn; k++)
+		if (c->funcs[k].ext)
+			c->oext[c->lpos[L_ENTRY(c, c->funcs[k].start)]] = c->funcs[k].ext;
+	return 0;
+}
+
+static int one_round(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
+		     struct bpfa_loops_result *res, const __u32 *pre, const __s16 *ext,
+		     __u32 round, __u32 **osrc, __s16 **oext)
 {
 	struct pctx *c;
 	int err;
@@ -2355,7 +2389,12 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	c->in = insns;
 	c->len = len;
 	c->res = res;
-	run(c, len);
+	c->pre = pre;
+	c->pre_len = len;
+	c->ext = ext;
+	c->round = round;
+	if (!run(c, len))
+		next_ext(c);
 	pfree(c, c->second);
 	pfree(c, c->substart);
 	pfree(c, c->vis);
@@ -2379,6 +2418,8 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	err = c->err;
 	if (err) {
 		pfree(c, c->o);
+		pfree(c, c->osrc);
+		pfree(c, c->oext);
 		pfree(c, res->btf);
 		pfree(c, res->func_info);
 		pfree(c, res->line_info);
@@ -2389,8 +2430,67 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 		res->insns = c->o;
 		res->len = c->n;
 		res->loops = c->nloops;
+		*osrc = c->osrc;
+		*oext = c->oext;
 	}
 	env->free(env->ctx, c);
+	return err;
+}
+
+/*
+ * Round 0 outlines the outermost loops; a nested loop's may_goto stays in
+ * its outer body, and the next round, run on the output (with the BTF,
+ * func_info and line_info the round made), outlines it inside that body,
+ * sharing the body's budget slot.  Errors name original insns through the
+ * composed maps.
+ */
+int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
+	       struct bpfa_loops_result *res)
+{
+	struct bpfa_loops_result nres;
+	struct bpfa_loops_env e2;
+	__u32 *pre = NULL, *osrc = NULL, round, j;
+	__s16 *ext = NULL, *oext = NULL;
+	int err;
+
+	err = one_round(env, insns, len, res, NULL, NULL, 0, &pre, &ext);
+	for (round = 1; !err && bpfa_loops_needed(res->insns, res->len); round++) {
+		if (round == BPFA_LOOPS_MAX_DEPTH) {
+			bpfa_loops_free(env, res);
+			err = set_msg(res, 0, MG "loops nested more than %u deep are not supported",
+				      BPFA_LOOPS_MAX_DEPTH);
+			break;
+		}
+		e2 = *env;
+		e2.has_btf = true;
+		e2.btf = res->btf;
+		e2.btf_size = res->btf_size;
+		e2.func_info = res->func_info;
+		e2.func_info_cnt = res->func_info_cnt;
+		e2.func_info_rec_size = sizeof(struct bpf_func_info);
+		e2.line_info = res->line_info;
+		e2.line_info_cnt = res->line_info_cnt;
+		e2.line_info_rec_size = sizeof(struct bpf_line_info);
+		e2.nr_cpu_ids = 0;	/* already bounded */
+		err = one_round(&e2, res->insns, res->len, &nres, pre, ext, round, &osrc, &oext);
+		bpfa_loops_free(env, res);
+		if (err) {
+			*res = nres;
+			break;
+		}
+		for (j = 0; j < nres.len; j++)	/* output -> lowered insn */
+			osrc[j] = osrc[j] < res->len ? pre[osrc[j]] : 0;
+		nres.loops += res->loops;
+		*res = nres;
+		env->free(env->ctx, pre);
+		env->free(env->ctx, ext);
+		pre = osrc;
+		ext = oext;
+	}
+	if (pre)
+		env->free(env->ctx, pre);
+	if (ext)
+		env->free(env->ctx, ext);
 	return err;
 }
 

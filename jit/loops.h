@@ -28,6 +28,7 @@
 #define BPFA_LOOPS_MAX_INSNS	65536
 #define BPFA_LOOPS_MSG_LEN	224
 #define BPFA_LOOPS_MAX_OUT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
+#define BPFA_LOOPS_MAX_DEPTH	4		/* loops nested in loops */
 
 static inline bool bpfa_is_may_goto(const struct bpf_insn *insn)
 {

@@ -579,19 +579,18 @@ TEST_F(loops, body_writing_below_the_frame)
 	close(fd);
 }
 
-/* Never "unknown opcode e5": a loop shape the pass refuses is named. */
+/* Never "unknown opcode e5": a loop shape the pass refuses (two entries) is named. */
 TEST_F(loops, unhandled_shape_is_named_not_unknown_opcode)
 {
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(2, self->afd),		/* 0-1 */
 		I_MOV64_IMM(6, 0),			/* 2 */
-		I_MAY_GOTO(5),				/* 3: head -> 9 */
-		I_MOV64_IMM(7, 0),			/* 4 */
-		I_ALU64_IMM(BPF_ADD, 7, 1),		/* 5: inner loop */
-		I_JMP_IMM(BPF_JLT, 7, 4, -2),		/* 6 -> 5 */
-		I_ALU64_REG(BPF_ADD, 6, 7),		/* 7 */
-		I_JMP_IMM(BPF_JLT, 6, 40, -6),		/* 8 -> 3 */
-		I_MOV64_REG(0, 6),			/* 9 */
+		I_JMP_IMM(BPF_JEQ, 6, 1, 2),		/* 3 -> 6: a second entry */
+		I_MAY_GOTO(3),				/* 4: head -> 8 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 5 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 6 */
+		I_JA(-4),				/* 7 -> 4 */
+		I_MOV64_REG(0, 6),			/* 8 */
 		I_EXIT(),
 	};
 	uint64_t ctx[1] = { 0 };
@@ -601,12 +600,47 @@ TEST_F(loops, unhandled_shape_is_named_not_unknown_opcode)
 		ASSERT_EQ(-EINVAL, fd);
 		EXPECT_EQ(NULL, strstr(vlog, "unknown opcode"));
 		EXPECT_NE(NULL, strstr(vlog,
-			"bpf_arena: insn 3: may_goto (can_loop/cond_break) loop at insn 3 contains a nested loop"))
+			"bpf_arena: insn 3: may_goto (can_loop/cond_break) loop at insn 4 is entered at insns 6 and 4"))
 			TH_LOG("log: %s", vlog);
 		return;
 	}
 	ASSERT_LE(0, fd) TH_LOG("%s", vlog);
-	ASSERT_EQ(40, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(2 * MAX_LOOPS, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	close(fd);
+}
+
+/*
+ * Nested can_loop loops: sum of j for j < i < n.  On 6.1 the outer loop is
+ * outlined first, the inner one in a second round inside the outer body.
+ * ctx[0] = n, ctx[1] = the sum.
+ */
+TEST_F(loops, nested_loops)
+{
+	struct bpf_insn insns[] = {
+		I_MOV64_REG(9, 1),			/* 0 */
+		I_LD_MAP_FD(1, self->afd),		/* 1-2 */
+		I_LDX(BPF_DW, 8, 9, 0),			/* 3 */
+		I_MOV64_IMM(6, 0),			/* 4 */
+		I_MOV64_IMM(7, 0),			/* 5 */
+		I_MAY_GOTO(9),				/* 6: outer head -> 16 */
+		I_JMP_REG(BPF_JGE, 7, 8, 8),		/* 7 -> 16 */
+		I_MOV64_IMM(5, 0),			/* 8 */
+		I_MAY_GOTO(4),				/* 9: inner head -> 14 */
+		I_JMP_REG(BPF_JGE, 5, 7, 3),		/* 10 -> 14 */
+		I_ALU64_REG(BPF_ADD, 6, 5),		/* 11 */
+		I_ALU64_IMM(BPF_ADD, 5, 1),		/* 12 */
+		I_JA(-5),				/* 13 -> 9 */
+		I_ALU64_IMM(BPF_ADD, 7, 1),		/* 14 */
+		I_JA(-10),				/* 15 -> 6 */
+		I_STX(BPF_DW, 9, 6, 8),			/* 16 */
+		I_MOV64_IMM(0, 0),			/* 17 */
+		I_EXIT(),				/* 18 */
+	};
+	uint64_t ctx[2] = { 1000, 0 };
+	int fd = LOAD_OK(insns);
+
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	EXPECT_EQ(1000ull * 999 * 998 / 6, ctx[1]);
 	close(fd);
 }
 

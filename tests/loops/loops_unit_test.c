@@ -383,7 +383,42 @@ TEST(refuses_register_written_on_some_paths)
 	REFUSED(p, "R6 may be uninitialised where the loop is entered");
 }
 
-TEST(refuses_nested_loop)
+/* Nested loops: the inner may_goto is outlined in a second round, inside the outer body. */
+static const struct bpf_insn nested_prog[] = {
+	LDX(8, 1, 0),		/* 0: n */
+	MOV_K(6, 0),		/* 1: sum */
+	MOV_K(7, 0),		/* 2: i */
+	MAY_GOTO(9),		/* 3: outer head -> 13 */
+	JX(BPF_JGE, 7, 8, 8),	/* 4 -> 13 */
+	MOV_K(5, 0),		/* 5: j */
+	MAY_GOTO(4),		/* 6: inner head -> 11 */
+	JX(BPF_JGE, 5, 7, 3),	/* 7 -> 11 */
+	ADD_X(6, 5),		/* 8 */
+	ADD_K(5, 1),		/* 9 */
+	JA(-5),			/* 10 -> 6 */
+	ADD_K(7, 1),		/* 11 */
+	JA(-10),		/* 12 -> 3 */
+	MOV_X(0, 6),		/* 13 */
+	EXIT,
+};
+
+TEST(nested_loops)
+{
+	uint64_t ctx[1] = { 50 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(19600, SAME_RESULT(nested_prog, ctx, 1));	/* C(50, 3) */
+	ASSERT_EQ(0, bpfa_loops(&env, nested_prog, N(nested_prog), &res));
+	EXPECT_EQ(2, res.loops);
+	/* main, then per loop a callback and a body */
+	EXPECT_EQ(5, res.func_info_cnt);
+	EXPECT_FALSE(bpfa_loops_needed(res.insns, res.len));
+	bpfa_loops_free(&env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+/* An inner loop without may_goto stays a bounded loop in the body. */
+TEST(nested_bounded_loop)
 {
 	const struct bpf_insn p[] = {
 		MOV_K(6, 0),		/* 0 */
@@ -391,13 +426,39 @@ TEST(refuses_nested_loop)
 		MOV_K(7, 0),		/* 2 */
 		ADD_K(7, 1),		/* 3: inner */
 		JK(BPF_JLT, 7, 4, -2),	/* 4 -> 3 */
-		ADD_K(6, 1),		/* 5 */
-		JA(-6),			/* 6 -> 1 */
+		ADD_X(6, 7),		/* 5 */
+		JK(BPF_JLT, 6, 40, -6),	/* 6 -> 1 */
 		MOV_X(0, 6),		/* 7 */
 		EXIT,
 	};
+	uint64_t ctx[1] = { 0 };
 
-	REFUSED(p, "contains a nested loop");
+	ASSERT_EQ(40, SAME_RESULT(p, ctx, 1));
+}
+
+/*
+ * The budget is the function's, shared by nested loops as upstream's: an
+ * endless inner loop uses it up, then the outer loop's may_goto exits too.
+ */
+TEST(nested_loops_share_the_budget)
+{
+	const struct bpf_insn p[] = {
+		MOV_X(9, 1),		/* 0 */
+		MOV_K(6, 0),		/* 1 */
+		MOV_K(7, 0),		/* 2 */
+		MAY_GOTO(5),		/* 3: outer -> 9 */
+		MAY_GOTO(2),		/* 4: inner -> 7 */
+		ADD_K(6, 1),		/* 5 */
+		JA(-3),			/* 6 -> 4 */
+		ADD_K(7, 1),		/* 7 */
+		JK(BPF_JLT, 7, 3, -6),	/* 8 -> 3 */
+		STX(9, 7, 0),		/* 9 */
+		MOV_X(0, 6),		/* 10 */
+		EXIT,
+	};
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(BPFA_MAX_LOOPS - 1, SAME_RESULT(p, ctx, 1));
 }
 
 /* clang's rotated loops: entered at E, the lowest insn elsewhere. */
