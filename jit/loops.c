@@ -1435,11 +1435,14 @@ static int find_loops(struct pctx *c)
 	}
 	/* 6.1 refuses a frame over 512 bytes; the combined depth is its to check. */
 	for (k = 0; k < c->nfn; k++) {
+		__u32 need;
+
 		f = &c->funcs[k];
-		if (f->has_mg && f->depth + 104 + 8 * f->imax > STACK_MAX)
+		need = 104 + 8 * f->imax + (f->is_main ? 8 : 0);
+		if (f->has_mg && f->depth + need > STACK_MAX)
 			return perr(c, -E2BIG, f->start,
 				    MG "needs %u bytes of stack below the function's %u: too many for this kernel",
-				    104 + 8 * f->imax, f->depth);
+				    need, f->depth);
 	}
 	return 0;
 }
