@@ -47,6 +47,7 @@
 #define T_FP		(3u << 28)	/* r10 + (s16)payload */
 #define T_MAP		(4u << 28)	/* the value of the ld_imm64 at insn payload */
 #define T_MAYBE		(5u << 28)	/* written on some paths only */
+#define T_ARG		(6u << 28)	/* a subprogram's argument register payload at entry */
 #define T_KIND(t)	((t) & 0xf0000000u)
 #define T_FPOFF(t)	((__s16)(__u16)((t) & 0xffff))
 
@@ -54,7 +55,8 @@
  * Stack layout of a function f with loops, below its own depth D (a multiple
  * of 8), for up to IMAX mirrored slots (docs/LOOPS.md):
  *   -D-8 budget, -D-16 exit code, -D-24-8r register r, -D-104-8k image slot
- *   k, -D-104-8*IMAX ctx (main only).
+ *   k, then -D-96-8*IMAX-8a argument a at entry (main: ctx, a = 1), for the
+ *   arguments a loop lets pass by.
  * Loop l's frame region R is [-D-104-8*nimg(l), -D): exit code, budget,
  * registers and its own image slots, never the ctx slot.
  */
@@ -62,7 +64,8 @@
 #define OFF_EXIT(d)	(-(__s32)(d) - 16)
 #define OFF_REG(d, r)	(-(__s32)(d) - 24 - 8 * (__s32)(r))
 #define OFF_IMG(d, k)	(-(__s32)(d) - 104 - 8 * (__s32)(k))
-#define OFF_CTX(d, imax) (-(__s32)(d) - 104 - 8 * (__s32)(imax))
+#define OFF_ARG(d, imax, r) (-(__s32)(d) - 96 - 8 * (__s32)(imax) - 8 * (__s32)(r))
+#define OFF_CTX(d, imax) OFF_ARG(d, imax, 1)
 #define R_LO(d, nimg)	(-(__s32)(d) - 96 - 8 * (__s32)(nimg))
 #define R_LEN(nimg)	(96 + 8 * (__u32)(nimg))
 /* The body's own slots, below the deepest slot its loop touches (td). */
@@ -116,6 +119,7 @@ struct func {
 	__u32 imax;			/* most slots a loop of it mirrors */
 	__u32 nargs;			/* registers set at entry (not main) */
 	__s16 ext;			/* a body of the previous round: its budget slot */
+	__u16 argsave;			/* arguments saved at entry (re-derived after loops) */
 	bool has_mg, is_main;
 };
 
@@ -516,7 +520,7 @@ static __u32 entry_type(const struct pctx *c, __u32 k, __u8 r)
 {
 	if (c->funcs[k].is_main)
 		return r == BPF_REG_1 ? T_CTX : T_UNINIT;
-	return r >= 1 && r <= c->funcs[k].nargs ? T_BITS : T_UNINIT;
+	return r >= 1 && r <= c->funcs[k].nargs ? T_ARG | r : T_UNINIT;
 }
 
 static int types(struct pctx *c)
@@ -1303,7 +1307,8 @@ static int check_loop(struct pctx *c, struct loop *l)
 		 * paths only is refused: its value could not be told apart.
 		 */
 		if (!(c->live[l->e] & rbit(r)) || T_KIND(ty) == T_BITS || T_KIND(ty) == T_MAP ||
-		    T_KIND(ty) == T_UNINIT || T_KIND(ty) == T_FP || T_KIND(ty) == T_MAYBE)
+		    T_KIND(ty) == T_UNINIT || T_KIND(ty) == T_FP || T_KIND(ty) == T_MAYBE ||
+		    T_KIND(ty) == T_ARG)
 			continue;
 		if (!(c->llive[l->e] & rbit(r)))
 			continue;
@@ -1321,8 +1326,10 @@ static int check_loop(struct pctx *c, struct loop *l)
 	for (r = 0; r < NREGS; r++) {
 		__u32 ty = c->ty[l->e * NREGS + r];
 
+		/* An argument the loop uses is carried as bits (usually a scalar). */
 		if (!(c->live[l->e] & rbit(r)) ||
-		    (T_KIND(ty) != T_BITS && T_KIND(ty) != T_MAYBE))
+		    (T_KIND(ty) != T_BITS && T_KIND(ty) != T_MAYBE &&
+		     !(T_KIND(ty) == T_ARG && (c->llive[l->e] & rbit(r)))))
 			continue;
 		if (T_KIND(et[r]) == T_MAYBE)
 			return perr(c, -EINVAL, l->e,
@@ -1378,6 +1385,11 @@ static int check_loop(struct pctx *c, struct loop *l)
 						    hl, r);
 		}
 	}
+	/* Arguments live after the loop are re-derived from a slot saved at entry. */
+	for (k = 0; k < (int)l->nexits; k++)
+		for (r = 0; r < NREGS; r++)
+			if ((l->exit_live[k] & rbit(r)) && T_KIND(l->exit_ty[k][r]) == T_ARG)
+				c->funcs[l->fn].argsave |= rbit(l->exit_ty[k][r] & 7);
 	/* The forced exit: the first may_goto's budget exit. */
 	l->forced = 1;
 	for (i = l->h; i <= l->b; i++) {
@@ -1438,7 +1450,9 @@ static int find_loops(struct pctx *c)
 		__u32 need;
 
 		f = &c->funcs[k];
-		need = 104 + 8 * f->imax + (f->is_main ? 8 : 0);
+		for (j = 5; !f->is_main && j > 0 && !(f->argsave & rbit((__u8)j)); j--)
+			;
+		need = 96 + 8 * f->imax + 8 * (f->is_main ? 1 : j);
 		if (f->has_mg && f->depth + need > STACK_MAX)
 			return perr(c, -E2BIG, f->start,
 				    MG "needs %u bytes of stack below the function's %u: too many for this kernel",
@@ -1680,8 +1694,8 @@ static void put_copy_out(struct pctx *c, const struct loop *l, __u16 m, __s32 ex
 	put(c, EXIT_I());
 }
 
-/* Re-derives r (typed ty, not carried) in a frame whose ctx slot is ctx_off. */
-static void put_rederive(struct pctx *c, __u8 r, __u32 ty, __s32 ctx_off)
+/* Re-derives r (typed ty, not carried) in f's frame (NULL: a body's, no ctx nor arguments). */
+static void put_rederive(struct pctx *c, __u8 r, __u32 ty, const struct func *f)
 {
 	switch (T_KIND(ty)) {
 	case T_MAP: {
@@ -1693,7 +1707,10 @@ static void put_rederive(struct pctx *c, __u8 r, __u32 ty, __s32 ctx_off)
 		break;
 	}
 	case T_CTX:
-		put(c, LDX_DW(r, BPF_REG_10, (__s16)ctx_off));
+	case T_ARG:
+		if (f)
+			put(c, LDX_DW(r, BPF_REG_10,
+				      (__s16)OFF_ARG(f->depth, f->imax, T_KIND(ty) == T_CTX ? 1 : ty & 7)));
 		break;
 	case T_FP:
 		put(c, MOV_X(r, BPF_REG_10));
@@ -1804,14 +1821,14 @@ static void put_body(struct pctx *c, const struct loop *l)
 		if (l->hm & rbit(r))
 			put(c, LDX_DW(r, BPF_REG_1, (__s16)FR_REG(l, r)));
 		else if (T_KIND(ety[r]) == T_MAP || T_KIND(ety[r]) == T_FP)
-			put_rederive(c, r, ety[r], 0);
+			put_rederive(c, r, ety[r], NULL);
 	}
 	/* The context only passes by (check_loop()): not in the body. */
 	if (c->live[l->e] & rbit(1)) {
 		if (l->hm & rbit(1))
 			put(c, LDX_DW(BPF_REG_1, BPF_REG_1, (__s16)FR_REG(l, 1)));
 		else if (T_KIND(ety[1]) == T_MAP || T_KIND(ety[1]) == T_FP)
-			put_rederive(c, BPF_REG_1, ety[1], 0);
+			put_rederive(c, BPF_REG_1, ety[1], NULL);
 	}
 	/*
 	 * The bounds the loop's carried scalars have at E (bounds()), checked
@@ -1929,7 +1946,7 @@ static void put_driver(struct pctx *c, const struct loop *l)
 			if (restored(l, j, r))
 				put(c, LDX_DW(r, BPF_REG_10, (__s16)OFF_REG(d, r)));
 			else
-				put_rederive(c, r, l->exit_ty[j][r], OFF_CTX(d, f->imax));
+				put_rederive(c, r, l->exit_ty[j][r], f);
 		}
 		if (l->exit_t[j] == EXIT_RET)
 			put(c, EXIT_I());
@@ -2274,7 +2291,7 @@ static int emit(struct pctx *c)
 {
 	struct loop *l;
 	struct func *f;
-	__u32 i, k;
+	__u32 i, k, j;
 
 	/* Labels: L_INSN, L_BODY, L_ENTRY (0..3len-1), then the loops'. */
 	for (i = 0; i < 3 * c->len; i++)
@@ -2293,6 +2310,10 @@ static int emit(struct pctx *c)
 		/* The prologue: the context (main) and the may_goto budget. */
 		if (f->has_mg && f->is_main)
 			put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)OFF_CTX(f->depth, f->imax)));
+		for (j = 1; f->has_mg && !f->is_main && j <= 5; j++)
+			if (f->argsave & rbit((__u8)j))
+				put(c, STX_DW(BPF_REG_10, (__u8)j,
+					      (__s16)OFF_ARG(f->depth, f->imax, j)));
 		if (f->has_mg && !f->ext)
 			put(c, ST_DW(BPF_REG_10, (__s16)OFF_BUDGET(f->depth), (__s32)BPFA_MAX_LOOPS));
 		for (i = f->start; i < f->end && !c->err; i++) {

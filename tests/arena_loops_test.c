@@ -809,7 +809,9 @@ TEST_F(loops, loop_in_a_global_subprogram)
 /*
  * A loop inside a bpf_loop() callback: for i < 4, cells[0] += sum of j, j <= i.
  * The callback reads the arena address from its caller's stack before its
- * loop.  ctx[1] = cells (user address).
+ * loop and counts its calls in its caller's stack after it, through its
+ * context argument (on 6.1: saved at the callback's entry, re-derived after
+ * the loop).  ctx[1] = cells (user address); ctx[0] = the count.
  */
 TEST_F(loops, loop_in_a_bpf_loop_callback)
 {
@@ -818,30 +820,36 @@ TEST_F(loops, loop_in_a_bpf_loop_callback)
 		I_LD_MAP_FD(1, self->afd),		/* 1-2 */
 		I_LDX(BPF_DW, 6, 9, 8),			/* 3 */
 		I_STX(BPF_DW, 10, 6, -8),		/* 4 */
-		I_MOV64_IMM(1, 4),			/* 5 */
-		I_LD_FUNC(2, 7),			/* 6-7 -> 14 */
-		I_MOV64_REG(3, 10),			/* 8 */
-		I_ALU64_IMM(BPF_ADD, 3, -8),		/* 9 */
-		I_MOV64_IMM(4, 0),			/* 10 */
-		I_CALL_HELPER(BPF_FUNC_loop),		/* 11 */
-		I_MOV64_IMM(0, 0),			/* 12 */
-		I_EXIT(),				/* 13 */
-		I_LDX(BPF_DW, 7, 2, 0),			/* 14: cb(i, &cells) */
-		I_CAST_KERN(7, 7),			/* 15 */
-		I_MOV64_IMM(3, 0),			/* 16 */
-		I_MAY_GOTO(6),				/* 17: head -> 24 */
-		I_JMP_REG(BPF_JGT, 3, 1, 5),		/* 18 -> 24 */
-		I_LDX(BPF_DW, 4, 7, 0),			/* 19 */
-		I_ALU64_REG(BPF_ADD, 4, 3),		/* 20 */
-		I_STX(BPF_DW, 7, 4, 0),			/* 21 */
-		I_ALU64_IMM(BPF_ADD, 3, 1),		/* 22 */
-		I_JA(-7),				/* 23 -> 17 */
-		I_MOV64_IMM(0, 0),			/* 24 */
-		I_EXIT(),				/* 25 */
+		I_ST(BPF_DW, 10, -16, 0),		/* 5 */
+		I_MOV64_IMM(1, 4),			/* 6 */
+		I_LD_FUNC(2, 9),			/* 7-8 -> 17 */
+		I_MOV64_REG(3, 10),			/* 9 */
+		I_ALU64_IMM(BPF_ADD, 3, -8),		/* 10 */
+		I_MOV64_IMM(4, 0),			/* 11 */
+		I_CALL_HELPER(BPF_FUNC_loop),		/* 12 */
+		I_LDX(BPF_DW, 0, 10, -16),		/* 13 */
+		I_STX(BPF_DW, 9, 0, 0),			/* 14 */
+		I_MOV64_IMM(0, 0),			/* 15 */
+		I_EXIT(),				/* 16 */
+		I_LDX(BPF_DW, 7, 2, 0),			/* 17: cb(i, &cells) */
+		I_CAST_KERN(7, 7),			/* 18 */
+		I_MOV64_IMM(3, 0),			/* 19 */
+		I_MAY_GOTO(6),				/* 20: head -> 27 */
+		I_JMP_REG(BPF_JGT, 3, 1, 5),		/* 21 -> 27 */
+		I_LDX(BPF_DW, 4, 7, 0),			/* 22 */
+		I_ALU64_REG(BPF_ADD, 4, 3),		/* 23 */
+		I_STX(BPF_DW, 7, 4, 0),			/* 24 */
+		I_ALU64_IMM(BPF_ADD, 3, 1),		/* 25 */
+		I_JA(-7),				/* 26 -> 20 */
+		I_LDX(BPF_DW, 5, 2, -8),		/* 27: the caller's count */
+		I_ALU64_IMM(BPF_ADD, 5, 1),		/* 28 */
+		I_STX(BPF_DW, 2, 5, -8),		/* 29 */
+		I_MOV64_IMM(0, 0),			/* 30 */
+		I_EXIT(),				/* 31 */
 	};
 	uint64_t *cells = (void *)(self->base + 4 * PG), ctx[2];
 	/* 6.12 wants func_info for a callback: the program comes with BTF. */
-	int fd = load_with_sub(insns, ARRAY_SIZE(insns), 14, 5, BTF_FUNC_STATIC);
+	int fd = load_with_sub(insns, ARRAY_SIZE(insns), 17, 5, BTF_FUNC_STATIC);
 
 	ASSERT_LE(0, fd) TH_LOG("load: %s\n%s", strerror(-fd), vlog);
 	cells[0] = 100;
@@ -849,6 +857,7 @@ TEST_F(loops, loop_in_a_bpf_loop_callback)
 	ctx[1] = ptr_u64(cells);
 	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(100 + 0 + 1 + 3 + 6, cells[0]);
+	EXPECT_EQ(4, ctx[0]);
 	close(fd);
 }
 

@@ -560,6 +560,54 @@ TEST(loop_in_a_subprogram)
 	bpfa_loops_free(&env, &res);
 }
 
+/*
+ * A loop inside a bpf_loop() callback: its own budget and driver; the
+ * callback's context argument passes the loop by (saved at the callback's
+ * entry, re-derived after the loop) and is written after it.
+ */
+#define LD_FUNC(d, rel)	I(BPF_LD | BPF_IMM | BPF_DW, d, BPF_PSEUDO_FUNC, 0, rel), I(0, 0, 0, 0, 0)
+static const struct bpf_insn cb_loop_prog[] = {
+	MOV_X(9, 1),		/* 0 */
+	MOV_K(1, 5),		/* 1 */
+	LD_FUNC(2, 6),		/* 2-3 -> 9 */
+	MOV_X(3, 9),		/* 4 */
+	MOV_K(4, 0),		/* 5 */
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop),	/* 6 */
+	LDX(0, 9, 0),		/* 7 */
+	EXIT,			/* 8 */
+	MOV_K(3, 0),		/* 9: cb(i, ctx): j */
+	MOV_K(4, 0),		/* 10: s */
+	MAY_GOTO(4),		/* 11: head -> 16 */
+	JX(BPF_JGT, 3, 1, 3),	/* 12 -> 16 */
+	ADD_X(4, 3),		/* 13 */
+	ADD_K(3, 1),		/* 14 */
+	JA(-5),			/* 15 -> 11 */
+	LDX(5, 2, 0),		/* 16 */
+	ADD_X(5, 4),		/* 17 */
+	STX(2, 5, 0),		/* 18 */
+	MOV_K(0, 0),		/* 19 */
+	EXIT,			/* 20 */
+};
+
+TEST(loop_in_a_callback)
+{
+	uint64_t ctx[1] = { 1000 };
+	struct bpfa_loops_result res;
+	unsigned int i;
+	bool saved = false;
+
+	/* 1000 + sum over i < 5 of i(i+1)/2 */
+	ASSERT_EQ(1000 + 0 + 1 + 3 + 6 + 10, SAME_RESULT(cb_loop_prog, ctx, 1));
+	/* The callback's r2 is re-derived, not carried as bits: a slot load after the loop. */
+	ASSERT_EQ(0, bpfa_loops(&env, cb_loop_prog, N(cb_loop_prog), &res));
+	for (i = 0; i < res.len; i++)
+		if (res.insns[i].code == (BPF_STX | BPF_MEM | BPF_DW) &&
+		    res.insns[i].dst_reg == 10 && res.insns[i].src_reg == 2)
+			saved = true;
+	EXPECT_TRUE(saved);
+	bpfa_loops_free(&env, &res);
+}
+
 TEST(refuses_btf_without_blob)
 {
 	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
