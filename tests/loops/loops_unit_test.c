@@ -608,6 +608,75 @@ TEST(loop_in_a_callback)
 	bpfa_loops_free(&env, &res);
 }
 
+/* Five loops nested: four rounds, then a refusal naming the depth. */
+TEST(refuses_loops_nested_five_deep)
+{
+	struct bpf_insn p[32];
+	unsigned int n = 0, d;
+
+	p[n++] = MOV_K(6, 0);
+	for (d = 0; d < 5; d++) {		/* heads at 1, 3, 5, 7, 9 */
+		p[n++] = MOV_K(1 + d, 0);
+		p[n++] = MAY_GOTO(0);		/* fixed below */
+	}
+	p[n++] = ADD_K(6, 1);			/* 11: innermost body */
+	for (d = 5; d-- > 0;) {			/* back edges, innermost first */
+		p[n++] = ADD_K(1 + d, 1);
+		p[n] = JK(BPF_JLT, 1 + d, 3, (__s16)((int)(2 + 2 * d) - (int)n - 1));
+		n++;
+	}
+	p[n++] = MOV_X(0, 6);
+	p[n++] = EXIT;
+	for (d = 0; d < 5; d++)			/* may_goto: leave to the end */
+		p[2 + 2 * d].off = (__s16)(n - 2 - (2 + 2 * d) - 1);
+	{
+		struct bpfa_loops_result res;
+
+		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, n, &res));
+		EXPECT_NE(NULL, strstr(res.msg, "loops nested more than 4 deep")) TH_LOG("%s", res.msg);
+		EXPECT_EQ(NULL, res.insns);
+		EXPECT_EQ(0, live_allocs);
+	}
+	/* Four may_goto loops deep is handled (the fifth a bounded loop): 3^5 runs. */
+	p[2 + 2 * 4] = MOV_K(0, 0);		/* the fifth may_goto gone */
+	{
+		uint64_t ctx[1] = { 0 };
+		struct bpf_insn q[32];
+
+		memcpy(q, p, sizeof(q));
+		ASSERT_EQ(243, ({
+			struct bpfa_loops_result r2;
+			struct bi vm = { 0 };
+			uint64_t v;
+
+			ASSERT_EQ(0, bpfa_loops(&env, q, n, &r2)) TH_LOG("%s", r2.msg);
+			v = bi_exec(&vm, r2.insns, r2.len, ctx);
+			ASSERT_FALSE(vm.fault) TH_LOG("%s", vm.why);
+			bpfa_loops_free(&env, &r2);
+			v;
+		}));
+	}
+}
+
+/* A frame too deep for the pass's slots: refused with E2BIG, named. */
+TEST(refuses_frame_too_deep_for_the_slots)
+{
+	const struct bpf_insn p[] = {
+		I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -480, 0),
+		MOV_K(6, 0),
+		MAY_GOTO(2),
+		ADD_K(6, 1),
+		JA(-3),
+		MOV_X(0, 6),
+		EXIT,
+	};
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(-E2BIG, bpfa_loops(&env, p, N(p), &res));
+	EXPECT_NE(NULL, strstr(res.msg, "bytes of stack below the function's 480")) TH_LOG("%s", res.msg);
+	EXPECT_EQ(0, live_allocs);
+}
+
 TEST(refuses_btf_without_blob)
 {
 	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
