@@ -760,6 +760,61 @@ TEST(program_btf_is_extended)
 	EXPECT_EQ(0, live_allocs);
 }
 
+/* A loop in a GLOBAL subprogram of a program with BTF: its argument count comes from there. */
+TEST(loop_in_a_global_subprogram_with_btf)
+{
+	/* [1] int, [2] int (void), [3] FUNC main, [4] int (int a, int b), [5] FUNC sub */
+	static const char strs[] = "\0int\0main\0sub\0a\0b";
+	struct {
+		struct btf_header h;
+		__u32 t[4 + 3 + 3 + 7 + 3];
+		char s[sizeof(strs)];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_len = 80, .str_off = 80, .str_len = sizeof(strs) },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2,
+		       0, BTF_KIND_FUNC_PROTO << 24 | 2, 1, 14, 1, 16, 1,
+		       10, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 4 },
+	};
+	const struct bpf_insn p[] = {
+		LDX(1, 1, 0),		/* 0: a */
+		MOV_K(2, 7),		/* 1: b */
+		PCALL(1),		/* 2 -> 4 */
+		EXIT,			/* 3 */
+		MOV_K(0, 0),		/* 4: sub(a, b) = a * b */
+		MOV_K(3, 0),		/* 5 */
+		MAY_GOTO(4),		/* 6: head -> 11 */
+		JX(BPF_JGE, 3, 1, 3),	/* 7 -> 11 */
+		ADD_X(0, 2),		/* 8 */
+		ADD_K(3, 1),		/* 9 */
+		JA(-5),			/* 10 -> 6 */
+		EXIT,			/* 11 */
+	};
+	const struct bpf_func_info fi[2] = { { 0, 3 }, { 4, 5 } };
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+	uint64_t ctx[1] = { 300 };
+	struct bi vm = { 0 };
+
+	memcpy(blob.s, strs, sizeof(strs));
+	e.has_btf = true;
+	e.btf = &blob;
+	e.btf_size = sizeof(blob);
+	e.func_info = fi;
+	e.func_info_cnt = 2;
+	e.func_info_rec_size = sizeof(fi[0]);
+	ASSERT_EQ(0, bpfa_loops(&e, p, N(p), &res)) TH_LOG("%s", res.msg);
+	ASSERT_EQ(4, res.func_info_cnt);
+	EXPECT_EQ(3, res.func_info[0].type_id);
+	EXPECT_EQ(5, res.func_info[1].type_id);		/* the global sub keeps its record */
+	EXPECT_EQ(2100, bi_exec(&vm, res.insns, res.len, ctx));
+	EXPECT_FALSE(vm.fault) TH_LOG("%s", vm.why);
+	bpfa_loops_free(&e, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
 /* Errors name the ORIGINAL insn through the lowering's map. */
 TEST(error_names_original_insn)
 {
