@@ -3,20 +3,24 @@
  * bpf-arena-dkms: the loop pass (loops.h; design and safety: docs/LOOPS.md).
  *
  * Handled today (the rest is refused with a message naming the loop):
- * a program of ONE function without BTF, whose may_goto loops are single-entry
- * intervals [H, B] (every back edge targets H, nothing enters but at H), touch
- * no stack inside the loop, and carry scalars (arena pointers are scalars after
- * the lowering) or ld_imm64 map pointers.  Each such loop becomes
+ * may_goto loops in any function (main, static or global subprogram,
+ * callback) that are intervals [H, B] entered at one insn E (a rotated loop
+ * may enter in the middle), with every cycle through E, and that carry
+ * scalars (arena pointers are scalars after the lowering), ld_imm64 map
+ * pointers or stack pointers (re-derived), and the stack slots they touch
+ * (mirrored at the same offsets in the body's frame).  Each such loop becomes
  *
- *   main:  save carried regs in the frame region R; bpf_loop(8M, cb, R);
- *          if no exit yet: body(R); dispatch on the exit code
+ *   f:     save carried regs and touched slots in the frame region R;
+ *          bpf_loop(8M, cb, R); if no exit yet: body(R);
+ *          copy written slots back; dispatch on the exit code
  *   cb:    r1 = r2; call body; r0 = r0 != 0; exit               (static)
- *   body:  copy in; the loop's insns; back edge: copy out, return 0;
- *          exit j: copy out, frame.exit = j, return 1            (GLOBAL)
+ *   body:  copy in; goto E; the loop's insns; edge to E: copy out,
+ *          return 0; exit j: copy out, frame.exit = j, return 1 (GLOBAL)
  *
- * and may_goto becomes a test-and-decrement of a budget slot.  The pass's type
- * analysis decides only what the translation MEANS (which registers are
- * carried as bits, which re-derived); the stock verifier decides safety.
+ * and may_goto becomes a test-and-decrement of the function's budget slot.
+ * The pass's type analysis decides only what the translation MEANS (which
+ * registers and slots are carried as bits, which re-derived); the stock
+ * verifier decides safety.
  */
 #include "loops.h"
 
@@ -43,37 +47,63 @@
 #define T_FP		(3u << 28)	/* r10 + (s16)payload */
 #define T_MAP		(4u << 28)	/* the value of the ld_imm64 at insn payload */
 #define T_MAYBE		(5u << 28)	/* written on some paths only */
+#define T_ARG		(6u << 28)	/* a subprogram's argument register payload at entry */
 #define T_KIND(t)	((t) & 0xf0000000u)
 #define T_FPOFF(t)	((__s16)(__u16)((t) & 0xffff))
 
-/* Stack layout below the function's own depth D (docs/LOOPS.md). */
+/*
+ * Stack layout of a function f with loops, below its own depth D (a multiple
+ * of 8), for up to IMAX mirrored slots (docs/LOOPS.md):
+ *   -D-8 budget, -D-16 exit code, -D-24-8r register r, -D-104-8k image slot
+ *   k, then -D-96-8*IMAX-8a argument a at entry (main: ctx, a = 1), for the
+ *   arguments a loop lets pass by.
+ * Loop l's frame region R is [-D-104-8*nimg(l), -D): exit code, budget,
+ * registers and its own image slots, never the ctx slot.
+ */
 #define OFF_BUDGET(d)	(-(__s32)(d) - 8)
 #define OFF_EXIT(d)	(-(__s32)(d) - 16)
 #define OFF_REG(d, r)	(-(__s32)(d) - 24 - 8 * (__s32)(r))
-#define OFF_CTX(d)	(-(__s32)(d) - 104)
-#define OFF_FPSAVE(d)	(-(__s32)(d) - 112)
-#define R_LO(d)		(-(__s32)(d) - 96)
-#define R_LEN		96
-#define RESERVED	112
+#define OFF_IMG(d, k)	(-(__s32)(d) - 104 - 8 * (__s32)(k))
+#define OFF_ARG(d, imax, r) (-(__s32)(d) - 96 - 8 * (__s32)(imax) - 8 * (__s32)(r))
+#define OFF_CTX(d, imax) OFF_ARG(d, imax, 1)
+#define R_LO(d, nimg)	(-(__s32)(d) - 96 - 8 * (__s32)(nimg))
+#define R_LEN(nimg)	(96 + 8 * (__u32)(nimg))
+/* The body's own slots, below the deepest slot its loop touches (td). */
+#define BB_BUDGET(td)	(-(__s32)(td) - 8)
+#define BB_FPSAVE(td)	(-(__s32)(td) - 16)
+#define BB_TMP(td)	(-(__s32)(td) - 24)
+#define BB_RESERVED	24
 #define STACK_MAX	512
+#define NSLOTS		(STACK_MAX / 8)
 #define ROUND32(x)	(((x) + 31) & ~31u)
 /* Every refusal of the pass starts with this. */
 #define MG		"may_goto (can_loop/cond_break) "
-/* The frame region seen by the body, as offsets from its start. */
-#define FR_REG(r)	(OFF_REG(0, r) - R_LO(0))
-#define FR_EXIT		(OFF_EXIT(0) - R_LO(0))
-#define FR_BUDGET	(OFF_BUDGET(0) - R_LO(0))
+/* Offsets in loop l's frame region as the body sees it (from R's start). */
+#define FR(l, off_from_d) ((off_from_d) - R_LO(0, (l)->nimg))
+#define FR_REG(l, r)	FR(l, OFF_REG(0, r))
+#define FR_EXIT(l)	FR(l, OFF_EXIT(0))
+#define FR_BUDGET(l)	FR(l, OFF_BUDGET(0))
+#define FR_IMG(l, k)	FR(l, OFF_IMG(0, k))
 
 struct loop {
 	__u32 h, b;			/* the interval [h, b] */
+	__u32 e;			/* its entry, the iteration boundary */
+	__u32 fn;			/* its function */
+	__u32 td;			/* deepest stack byte it touches (multiple of 8) */
+	__u32 nimg;			/* slots mirrored */
+	__s16 img_off[NSLOTS];		/* their offsets from r10 */
+	__u64 img_w;			/* bit k: image slot k may be written */
 	__u32 nexits;
 	__u32 exit_t[MAX_EXITS];	/* target insn, or EXIT_RET */
 	__u32 exit_ty[MAX_EXITS][NREGS];	/* join of the edge types */
 	__u16 exit_live[MAX_EXITS];
 	bool exit_typed[MAX_EXITS];	/* a reachable edge contributed its types */
 	__u32 forced;			/* exit code taken when none was reported */
+	__u16 hm;			/* registers carried across E as bits */
+	__u16 hm_zero;			/* of those, unset where the loop is entered */
 	/* emission */
-	__u32 cb_lbl, body_lbl, back_lbl, exit_lbl[MAX_EXITS], cb_pos, body_pos;
+	__u32 cb_lbl, body_lbl, cb_pos, body_pos;
+	__u32 btf_cb;			/* FUNC ids: cb, and body (btf_cb + 1) */
 };
 
 enum { FX_OFF, FX_IMM, FX_CALL };
@@ -81,6 +111,23 @@ enum { FX_OFF, FX_IMM, FX_CALL };
 struct fix {
 	__u32 at, lbl;
 	__u8 kind;
+};
+
+struct func {
+	__u32 start, end;		/* [start, end) */
+	__u32 depth;			/* its own stack depth D, multiple of 8 */
+	__u32 imax;			/* most slots a loop of it mirrors */
+	__u32 nargs;			/* registers set at entry (not main) */
+	__s16 ext;			/* a body of the previous round: its budget slot */
+	__u16 argsave;			/* arguments saved at entry (re-derived after loops) */
+	bool has_mg, is_main;
+};
+
+struct ub {
+	__u64 umax;
+	__u64 delta;		/* value = the link's base + delta */
+	__u32 id;		/* link, 0 if none */
+	__u32 pad;
 };
 
 struct pctx {
@@ -96,10 +143,28 @@ struct pctx {
 	__u16 *llive;		/* per insn of the loop being checked: live-in, uses in it only */
 	__u8 *inloop;		/* per insn: loop index + 1, or 0 */
 	__u32 *work;
+	__u8 *dfs;		/* per insn: sccs() state */
+	__u8 *uvis;		/* per insn: bounds() reached / queued */
+	struct ub *ub;		/* per insn: NREGS bounds on entry, or NULL */
+	__u64 thr[64];		/* widening thresholds (UB_MAX_THR) */
+	__u32 nthr;
+	/* rounds (nested loops): the input's origin and its bodies' budget slots */
+	const __u32 *pre;	/* input insn -> lowered insn, NULL in round 0 */
+	__u32 pre_len;
+	const __s16 *ext;	/* input insn -> budget slot of the body starting there */
+	__u32 round;
+	__u32 cur;		/* the input insn being emitted */
+	__u32 *osrc;		/* output insn -> input insn */
+	__u32 capsrc;
+	__s16 *oext;		/* output insn -> budget slot of a body starting there */
+	__u32 *scc, *tlow, *tstack, *tcall;	/* sccs() */
+	const __u8 *btf_types;	/* the program's BTF types (func_nargs()) */
+	__u32 btf_tlen, btf_ntypes, *btf_offs;
 	struct loop loops[MAX_LOOPS];
 	__u32 nloops;
-	__u32 depth;		/* the function's own stack depth D, multiple of 8 */
-	__u32 main_end;		/* main is [0, main_end); subprograms follow */
+	__u32 *fn;		/* per insn: its function */
+	struct func *funcs;	/* in insn order, funcs[0] is main */
+	__u32 nfn;
 	__u32 nsubs;		/* subprograms and callbacks after main */
 	/* emission */
 	struct bpf_insn *o;
@@ -115,6 +180,9 @@ static __u32 orig_idx(const struct pctx *c, __u32 i)
 {
 	const __u32 *ni = c->env->new_idx;
 	__u32 lo = 0, hi = c->env->old_len;
+
+	if (c->pre)
+		i = i < c->pre_len ? c->pre[i] : 0;
 
 	if (!ni)
 		return i;
@@ -271,11 +339,10 @@ static bool is_pfunc(const struct bpf_insn *insn)
 
 static int structure(struct pctx *c)
 {
-	__u32 i, s[2];
+	__u32 i, s[2], f;
 	__s64 t;
 	int k, ns;
 
-	c->main_end = c->len;
 	for (i = 0; i < c->len; i++) {
 		if (bpfa_is_ldimm64(&c->in[i])) {
 			if (i + 1 >= c->len)
@@ -283,6 +350,7 @@ static int structure(struct pctx *c)
 			c->second[++i] = 1;
 		}
 	}
+	c->substart[0] = 1;
 	for (i = 0; i < c->len; i++) {
 		if (c->second[i] || (!is_pcall(&c->in[i]) && !is_pfunc(&c->in[i])))
 			continue;
@@ -293,18 +361,30 @@ static int structure(struct pctx *c)
 		if (!c->substart[t])
 			c->nsubs++;
 		c->substart[t] = 1;
-		if (t < c->main_end)
-			c->main_end = (__u32)t;
+	}
+	/* Functions in insn order: each runs to the next start. */
+	for (i = 0, f = 0; i < c->len; i++) {
+		if (c->substart[i]) {
+			f = c->nfn++;
+			c->funcs[f].start = i;
+			c->funcs[f].is_main = !i;
+		}
+		c->funcs[f].end = i + 1;
+		c->fn[i] = f;
 	}
 	for (i = 0; i < c->len; i++) {
 		if (c->second[i])
 			continue;
+		if (bpfa_is_may_goto(&c->in[i]))
+			c->funcs[c->fn[i]].has_mg = true;
 		ns = succs(c, i, s);
 		for (k = 0; k < ns; k++) {
 			if (s[k] >= c->len)
 				return perr(c, -EINVAL, i, "jump or fall-through out of the program");
 			if (c->second[s[k]])
 				return perr(c, -EINVAL, i, "jump into the middle of ld_imm64");
+			if (c->fn[s[k]] != c->fn[i])
+				return perr(c, -EINVAL, i, "jump or fall-through out of its function");
 		}
 	}
 	return 0;
@@ -382,15 +462,86 @@ static void xfer(const struct pctx *c, __u32 i, __u32 *t)
 	t[0] = T_BITS;
 }
 
+static __u32 btf_count_types(const __u8 *types, __u32 len, __u32 *offs, __u32 cap);
+
+/*
+ * How many arguments function k takes, from its func_info record and the
+ * program's BTF (FUNC -> FUNC_PROTO vlen); 5 when that cannot be told.
+ * Registers past them are unset at the function's entry (a global function
+ * is verified with exactly those; clang's protos of static functions never
+ * name fewer arguments than the code reads).
+ */
+static __u32 func_nargs(struct pctx *c, __u32 k)
+{
+	const struct bpfa_loops_env *env = c->env;
+	const struct btf_type *t;
+	struct bpf_func_info fi;
+	struct btf_header h;
+	const __u8 *types;
+	__u32 id, hops;
+
+	if (!env->has_btf || !env->btf || !env->func_info || k >= env->func_info_cnt ||
+	    env->func_info_rec_size < sizeof(fi) || env->btf_size < sizeof(h))
+		return 5;
+	memcpy(&fi, (const __u8 *)env->func_info + (size_t)k * env->func_info_rec_size,
+	       sizeof(fi));
+	if (fi.insn_off != c->funcs[k].start)
+		return 5;
+	if (!c->btf_offs) {
+		memcpy(&h, env->btf, sizeof(h));
+		if (h.hdr_len < sizeof(h) || h.hdr_len > env->btf_size ||
+		    (__u64)h.type_off + h.type_len > env->btf_size - h.hdr_len)
+			return 5;
+		c->btf_types = (const __u8 *)env->btf + h.hdr_len + h.type_off;
+		c->btf_tlen = h.type_len;
+		c->btf_ntypes = btf_count_types(c->btf_types, c->btf_tlen, NULL, 0);
+		c->btf_offs = palloc(c, c->btf_ntypes, sizeof(*c->btf_offs));
+		if (!c->btf_offs)
+			return 5;
+		btf_count_types(c->btf_types, c->btf_tlen, c->btf_offs, c->btf_ntypes);
+	}
+	types = c->btf_types;
+	/* FUNC, then its FUNC_PROTO (ids start at 1). */
+	for (id = fi.type_id, hops = 0; hops < 2; hops++) {
+		if (!id || id > c->btf_ntypes)
+			return 5;
+		t = (const void *)(types + c->btf_offs[id - 1]);
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC_PROTO)
+			return BTF_INFO_VLEN(t->info) < 5 ? BTF_INFO_VLEN(t->info) : 5;
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
+			return 5;
+		id = t->type;
+	}
+	return 5;
+}
+
+/* A register's type at the entry of function k. */
+static __u32 entry_type(const struct pctx *c, __u32 k, __u8 r)
+{
+	if (c->funcs[k].is_main)
+		return r == BPF_REG_1 ? T_CTX : T_UNINIT;
+	return r >= 1 && r <= c->funcs[k].nargs ? T_ARG | r : T_UNINIT;
+}
+
 static int types(struct pctx *c)
 {
 	__u32 nw = 0, i, s[2], t[NREGS], r;
 	int k, ns;
 
-	for (r = 0; r < NREGS; r++)
-		c->ty[r] = r == BPF_REG_1 ? T_CTX : T_UNINIT;
-	c->vis[0] = 1;
-	c->work[nw++] = 0;
+	/*
+	 * Main's r1 is the context; a subprogram's or callback's arguments are
+	 * of types the pass does not know: carried as bits if they cross a
+	 * loop (if one is a pointer the verifier refuses its use as such).
+	 */
+	for (k = 0; k < (int)c->nfn; k++) {
+		i = c->funcs[k].start;
+		c->funcs[k].nargs = func_nargs(c, k);
+		c->funcs[k].ext = c->ext ? c->ext[i] : 0;
+		for (r = 0; r < NREGS; r++)
+			c->ty[i * NREGS + r] = entry_type(c, k, r);
+		c->vis[i] = 3;		/* reached, queued */
+		c->work[nw++] = i;
+	}
 	while (nw) {
 		i = c->work[--nw];
 		c->vis[i] &= ~2;
@@ -422,11 +573,358 @@ static int types(struct pctx *c)
 	return 0;
 }
 
+/* ---- unsigned bounds (forward; only for the guards of the bodies) ---- */
+
+/*
+ * An upper bound of each register as an unsigned number, and links between
+ * registers that hold one value plus a constant (6.12's linked scalars), so
+ * that a loop counter checked on the back edge as `i < N` bounds `i + 1` at
+ * the head.  The body re-checks each bound it relies on (put_body()): if
+ * this analysis is wrong the program ends its loop early, nothing else.
+ */
+
+#define UB_ANY		(~0ull)
+#define UB_WORK_PER_INSN 64
+#define UB_MAX_THR	64
+
+static void ub_any(struct ub *u)
+{
+	u->umax = UB_ANY;
+	u->id = 0;
+	u->delta = 0;
+}
+
+/* r <= nb, and the registers linked to it. */
+static void ub_refine(struct ub *st, __u8 r, __u64 nb)
+{
+	__u64 base;
+	__u8 q;
+
+	if (r >= NREGS || nb >= st[r].umax)
+		return;
+	st[r].umax = nb;
+	if (!st[r].id || nb < st[r].delta)
+		return;
+	base = nb - st[r].delta;
+	for (q = 0; q < NREGS; q++)
+		if (q != r && st[q].id == st[r].id && base + st[q].delta >= base &&
+		    base + st[q].delta < st[q].umax)
+			st[q].umax = base + st[q].delta;
+}
+
+static void ub_xfer(const struct pctx *c, __u32 i, struct ub *st)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+	__u8 d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X;
+	__u64 k = (__u64)(__s64)insn->imm, sv;
+	struct ub *u;
+	__u8 r;
+
+	if (cls == BPF_JMP || cls == BPF_JMP32) {
+		if (op == BPF_CALL)
+			for (r = 0; r <= 5; r++)
+				ub_any(&st[r]);
+		return;
+	}
+	if (cls == BPF_LD && !bpfa_is_ldimm64(insn)) {
+		for (r = 0; r <= 5; r++)
+			ub_any(&st[r]);
+		return;
+	}
+	if (d >= NREGS)
+		return;
+	u = &st[d];
+	if (cls == BPF_LDX) {
+		static const __u64 lim[4] = { 0xffffffffull, 0xffff, 0xff, UB_ANY };
+
+		ub_any(u);
+		if (BPF_MODE(insn->code) == BPF_MEM)
+			u->umax = lim[BPF_SIZE(insn->code) >> 3];
+		return;
+	}
+	if (cls == BPF_STX) {
+		if (BPF_MODE(insn->code) == BPF_ATOMIC && (insn->imm & BPF_FETCH)) {
+			r = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : sr;
+			if (r < NREGS)
+				ub_any(&st[r]);
+		}
+		return;
+	}
+	if (cls == BPF_LD) {	/* ld_imm64 */
+		ub_any(u);
+		if (insn->src_reg == 0)
+			u->umax = (__u32)insn->imm | (__u64)(__u32)insn[1].imm << 32;
+		return;
+	}
+	if (cls != BPF_ALU && cls != BPF_ALU64)
+		return;
+	sv = x ? (sr < NREGS ? st[sr].umax : UB_ANY) : k;
+	if (cls == BPF_ALU64 && op == BPF_MOV && insn->off == 0) {
+		if (!x) {
+			ub_any(u);
+			u->umax = k;
+		} else if (sr < NREGS) {
+			if (!st[sr].id && st[sr].umax != UB_ANY) {
+				st[sr].id = i + 1;	/* a fresh link */
+				st[sr].delta = 0;
+			}
+			*u = st[sr];
+		} else {
+			ub_any(u);
+		}
+		return;
+	}
+	if (cls == BPF_ALU64 && op == BPF_ADD && !x) {
+		if (u->umax != UB_ANY && insn->imm >= 0 && u->umax + k >= u->umax &&
+		    u->delta + k >= u->delta) {
+			u->umax += k;
+			u->delta += k;
+			return;
+		}
+		ub_any(u);
+		return;
+	}
+	switch (op) {
+	case BPF_AND:
+		u->umax = u->umax < sv ? u->umax : sv;
+		break;
+	case BPF_RSH:
+		u->umax = !x && k < 64 ? u->umax >> k : u->umax;
+		break;
+	case BPF_MOD:
+		u->umax = !x && k ? k - 1 : UB_ANY;
+		break;
+	case BPF_MOV:	/* 32-bit, or sign-extending */
+		u->umax = cls == BPF_ALU && insn->off == 0 ? (x ? sv : (__u32)insn->imm) : UB_ANY;
+		break;
+	case BPF_ADD:
+		u->umax = u->umax + sv >= u->umax && u->umax != UB_ANY ? u->umax + sv : UB_ANY;
+		break;
+	case BPF_LSH:
+		u->umax = !x && k < 64 && u->umax <= (UB_ANY >> k) ? u->umax << k : UB_ANY;
+		break;
+	default:
+		u->umax = UB_ANY;
+		break;
+	}
+	if (cls == BPF_ALU && u->umax > 0xffffffffull)
+		u->umax = 0xffffffffull;
+	u->id = 0;
+	u->delta = 0;
+}
+
+/* Refines st for the edge of conditional jump i (taken or not). */
+static void ub_branch(const struct pctx *c, __u32 i, struct ub *st, bool taken)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 op = BPF_OP(insn->code), d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X, is32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	__u64 k, dmax;
+
+	if (d >= NREGS || (x && sr >= NREGS))
+		return;
+	/* A 32-bit compare is the 64-bit one when the upper halves are 0. */
+	if (is32 && (st[d].umax > 0xffffffffull || (x && st[sr].umax > 0xffffffffull)))
+		return;
+	k = x ? st[sr].umax : is32 ? (__u32)insn->imm : (__u64)(__s64)insn->imm;
+	dmax = st[d].umax;
+	switch (op) {
+	case BPF_JEQ:
+		if (taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JNE:
+		if (!taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JLT:	/* d < k */
+		if (taken && k)
+			ub_refine(st, d, k - 1);
+		if (!taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	case BPF_JLE:
+		if (taken)
+			ub_refine(st, d, k);
+		if (!taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGT:	/* d > k */
+		if (!taken)
+			ub_refine(st, d, k);
+		if (taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGE:
+		if (!taken && k)
+			ub_refine(st, d, k - 1);
+		if (taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	}
+}
+
+/*
+ * Widening with thresholds: a bound that grows along a back edge jumps to
+ * the next constant the program compares with (K or K - 1), so that
+ * `for (i = 0; i < N; i++)` settles at N - 1 instead of "any".
+ */
+static __u64 ub_widen(const struct pctx *c, __u64 v)
+{
+	__u64 best = UB_ANY;
+	__u32 k;
+
+	for (k = 0; k < c->nthr; k++)
+		if (c->thr[k] >= v && c->thr[k] < best)
+			best = c->thr[k];
+	return best;
+}
+
+static void ub_thresholds(struct pctx *c)
+{
+	__u32 i;
+	__u64 v;
+	int d;
+
+	for (i = 0; i < c->len && c->nthr + 2 <= UB_MAX_THR; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+
+		if (c->second[i] || !bpfa_is_jump(insn) || is_ja(insn) ||
+		    bpfa_is_may_goto(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
+			continue;
+		for (d = 0; d < 2; d++) {
+			v = (__u64)insn->imm - (__u64)d;
+			if (v <= (__u64)insn->imm)
+				c->thr[c->nthr++] = v;
+		}
+	}
+}
+
+/* Joins in into *out; widens at a back edge.  Changed? */
+static bool ub_join(const struct pctx *c, struct ub *out, const struct ub *in, bool back)
+{
+	bool changed = false;
+	__u8 r;
+
+	for (r = 0; r < NREGS; r++) {
+		if (in[r].umax > out[r].umax) {
+			out[r].umax = back ? ub_widen(c, in[r].umax) : in[r].umax;
+			changed = true;
+		}
+		if (out[r].id && (in[r].id != out[r].id || in[r].delta != out[r].delta)) {
+			out[r].id = 0;
+			out[r].delta = 0;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/* c->ub: per insn, the bounds on entry; NULL if it did not settle in time. */
+static int bounds(struct pctx *c)
+{
+	__u32 nw = 0, i, s[2], k, budget = UB_WORK_PER_INSN * c->len;
+	struct ub t[NREGS], b[NREGS];
+	__u8 r;
+	int j, ns;
+
+	c->ub = palloc(c, (size_t)c->len * NREGS, sizeof(*c->ub));
+	if (!c->ub)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	ub_thresholds(c);
+	for (k = 0; k < c->nfn; k++) {
+		i = c->funcs[k].start;
+		if (!c->funcs[k].has_mg)
+			continue;
+		for (r = 0; r < NREGS; r++)
+			ub_any(&c->ub[i * NREGS + r]);
+		c->uvis[i] = 3;
+		c->work[nw++] = i;
+	}
+	while (nw) {
+		if (!budget--) {
+			pfree(c, c->ub);
+			c->ub = NULL;	/* no guards: bodies see unknown scalars */
+			break;
+		}
+		i = c->work[--nw];
+		c->uvis[i] &= ~2;
+		memcpy(t, &c->ub[i * NREGS], sizeof(t));
+		ub_xfer(c, i, t);
+		ns = is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		for (j = 0; j < ns; j++) {
+			struct ub *d = &c->ub[s[j] * NREGS];
+
+			memcpy(b, t, sizeof(b));
+			if (bpfa_is_jump(&c->in[i]) && !is_ja(&c->in[i]) &&
+			    !bpfa_is_may_goto(&c->in[i]))
+				ub_branch(c, i, b, j == 0);
+			if (!(c->uvis[s[j]] & 1)) {
+				memcpy(d, b, sizeof(b));
+				c->uvis[s[j]] |= 1;
+			} else if (!ub_join(c, d, b, s[j] <= i)) {
+				continue;
+			}
+			if (!(c->uvis[s[j]] & 2)) {
+				c->uvis[s[j]] |= 2;
+				c->work[nw++] = s[j];
+			}
+		}
+	}
+	return 0;
+}
+
 /* ---- liveness (backward) ---- */
 
 static __u16 rbit(__u8 r)
 {
 	return r < NREGS ? (__u16)(1u << r) : 0;
+}
+
+/*
+ * The argument registers a call reads: exact for the helpers below (their
+ * protos in kernel/bpf/helpers.c and friends, the same on 6.1 and 6.12),
+ * all five for anything else.  Only liveness uses this: a register counted
+ * live that is not is at worst carried (or refused) needlessly.
+ */
+static __u32 helper_nargs(const struct bpf_insn *insn)
+{
+	if (insn->src_reg != 0)
+		return 5;	/* subprogram, kfunc: not known here */
+	switch (insn->imm) {
+	case BPF_FUNC_ktime_get_ns:
+	case BPF_FUNC_get_prandom_u32:
+	case BPF_FUNC_get_smp_processor_id:
+	case BPF_FUNC_get_current_pid_tgid:
+	case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_get_current_task:
+	case BPF_FUNC_get_numa_node_id:
+	case BPF_FUNC_ktime_get_boot_ns:
+	case BPF_FUNC_jiffies64:
+	case BPF_FUNC_get_current_task_btf:
+	case BPF_FUNC_ktime_get_coarse_ns:
+		return 0;
+	case BPF_FUNC_map_lookup_elem:
+	case BPF_FUNC_map_delete_elem:
+	case BPF_FUNC_map_pop_elem:
+	case BPF_FUNC_map_peek_elem:
+	case BPF_FUNC_get_current_comm:
+		return 2;
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_probe_read_kernel:
+	case BPF_FUNC_probe_read_user:
+	case BPF_FUNC_probe_read_kernel_str:
+	case BPF_FUNC_probe_read_user_str:
+		return 3;
+	case BPF_FUNC_map_update_elem:
+	case BPF_FUNC_loop:
+	case BPF_FUNC_ringbuf_output:
+		return 4;
+	default:
+		return 5;
+	}
 }
 
 static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
@@ -476,7 +974,7 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 	case BPF_JMP:
 	case BPF_JMP32:
 		if (op == BPF_CALL) {
-			*use = 0x3e;
+			*use = (__u16)(((1u << helper_nargs(insn)) - 1) << 1);
 			*def = 0x3f;
 		} else if (op == BPF_EXIT) {
 			*use = rbit(0);
@@ -488,10 +986,12 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 }
 
 /*
- * Live-in registers of [lo, hi] into live[]; a successor outside the range
- * counts with its live[] entry if outside_live, as nothing otherwise.
+ * Live-in registers of [lo, hi] into live[]; with l, only of l's insns, a
+ * successor outside l counting as nothing.
  */
-static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, bool outside_live)
+static bool member(const struct pctx *c, const struct loop *l, __u32 i);
+
+static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, const struct loop *l)
 {
 	bool changed = true;
 	__u32 i, s[2];
@@ -501,11 +1001,11 @@ static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, bool outsi
 	while (changed) {
 		changed = false;
 		for (i = hi + 1; i-- > lo;) {
-			if (c->second[i])
+			if (c->second[i] || (l && !member(c, l, i)))
 				continue;
 			ns = succs(c, i, s);
 			for (out = 0, k = 0; k < ns; k++)
-				if (outside_live || (s[k] >= lo && s[k] <= hi))
+				if (!l || member(c, l, s[k]))
 					out |= live[s[k]];
 			use_def(c, i, &use, &def);
 			out = use | (out & ~def);
@@ -519,20 +1019,146 @@ static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, bool outsi
 
 /* ---- loops ---- */
 
-static bool mentions_fp(const struct pctx *c, __u32 i)
+static bool member(const struct pctx *c, const struct loop *l, __u32 i)
 {
-	const struct bpf_insn *insn = &c->in[i];
-	__u8 cls = BPF_CLASS(insn->code);
+	return i < c->len && c->inloop[i] == (__u8)(l - c->loops + 1);
+}
+
+/*
+ * Strongly connected components of the control flow graph (Tarjan,
+ * iterative: every array is bounded by the program size).  scc[i] = the
+ * component's id + 1; a loop is the component of its may_goto.  With l:
+ * of l's insns without the edges into l->e (what is left cycles only in
+ * nested loops).
+ */
+static int sccs(struct pctx *c, const struct loop *l)
+{
+	__u32 *index = c->work, *low = c->tlow, *st = c->tstack, *cs = c->tcall;
+	__u32 idx = 1, nid = 0, nst, ncs, v, w, s[2], root;
+	__u8 *k = c->dfs;	/* per call frame: successors done; bit 7: on st */
+	int ns;
+
+	memset(index, 0, c->len * sizeof(*index));
+	memset(k, 0, c->len);
+	for (root = 0; root < c->len; root++) {
+		if (c->second[root] || index[root] || (l && !member(c, l, root)))
+			continue;
+		nst = ncs = 0;
+		index[root] = low[root] = idx++;
+		st[nst++] = root;
+		k[root] = 0x80;
+		cs[ncs++] = root;
+		while (ncs) {
+			v = cs[ncs - 1];
+			ns = succs(c, v, s);
+			if ((k[v] & 3) < ns) {
+				w = s[k[v] & 3];
+				k[v]++;
+				if (l && (!member(c, l, w) || w == l->e))
+					continue;
+				if (!index[w]) {
+					index[w] = low[w] = idx++;
+					st[nst++] = w;
+					k[w] = 0x80;
+					cs[ncs++] = w;
+				} else if ((k[w] & 0x80) && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			ncs--;
+			if (low[v] == index[v]) {
+				nid++;
+				do {
+					w = st[--nst];
+					k[w] &= ~0x80;
+					c->scc[w] = nid;
+				} while (w != v);
+			}
+			if (ncs && low[v] < low[cs[ncs - 1]])
+				low[cs[ncs - 1]] = low[v];
+		}
+	}
+	return 0;
+}
+
+
+/* Bits of the 8-byte slots covering stack bytes [lo, hi) (offsets from r10). */
+static __u64 slot_bits(__s32 lo, __s32 hi)
+{
+	__u64 m = 0;
+	__s32 off;
+
+	if (lo < -STACK_MAX)
+		lo = -STACK_MAX;
+	if (hi > 0)
+		hi = 0;
+	for (off = lo; off < hi; off++)
+		m |= 1ull << ((-off - 1) / 8);
+	return m;
+}
+
+/* The stack offset insn i's pointer register reg points to, if it is one. */
+static bool fp_base(const struct pctx *c, __u32 i, __u8 reg, __s32 *off)
+{
 	const __u32 *t = &c->ty[i * NREGS];
 
-	if (bpfa_is_ldimm64(insn) || ((cls == BPF_JMP || cls == BPF_JMP32) &&
-				      (BPF_OP(insn->code) == BPF_CALL || is_exit(insn))))
-		return false;
-	if (insn->dst_reg == BPF_REG_10 || insn->src_reg == BPF_REG_10)
+	if (reg == BPF_REG_10) {
+		*off = 0;
 		return true;
-	return (insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP) ||
-	       (insn->src_reg < NREGS && T_KIND(t[insn->src_reg]) == T_FP &&
-		BPF_SRC(insn->code) == BPF_X);
+	}
+	if (reg < NREGS && T_KIND(t[reg]) == T_FP) {
+		*off = T_FPOFF(t[reg]);
+		return true;
+	}
+	return false;
+}
+
+static const __u8 size_bytes[4] = { 4, 2, 1, 8 };	/* BPF_W, BPF_H, BPF_B, BPF_DW */
+
+/*
+ * The stack slots loop l reads and may write (constant offsets: the
+ * function has no variable-offset stack pointer, stack_depth()).  A stack
+ * pointer passed to a call counts as reading and writing everything above
+ * it; one stored to memory other than the stack is refused (it would point
+ * into the body's frame, not f's).
+ */
+static int loop_slots(struct pctx *c, struct loop *l, __u64 *rd, __u64 *wr)
+{
+	__u32 i, hl = orig_idx(c, l->h);
+	__s32 off;
+	__u8 r, cls, sz;
+
+	*rd = 0;
+	*wr = 0;
+	for (i = l->h; i <= l->b; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+
+		if (!member(c, l, i) || c->second[i] || !(c->vis[i] & 1))
+			continue;
+		cls = BPF_CLASS(insn->code);
+		sz = size_bytes[BPF_SIZE(insn->code) >> 3];
+		if (cls == BPF_LDX && BPF_MODE(insn->code) == BPF_MEM &&
+		    fp_base(c, i, insn->src_reg, &off))
+			*rd |= slot_bits(off + insn->off, off + insn->off + sz);
+		if ((cls == BPF_ST || cls == BPF_STX) && fp_base(c, i, insn->dst_reg, &off)) {
+			*wr |= slot_bits(off + insn->off, off + insn->off + sz);
+			if (BPF_MODE(insn->code) == BPF_ATOMIC)
+				*rd |= slot_bits(off + insn->off, off + insn->off + sz);
+		}
+		if (cls == BPF_STX && fp_base(c, i, insn->src_reg, &off) &&
+		    !fp_base(c, i, insn->dst_reg, &off))
+			return perr(c, -EINVAL, i,
+				    MG "loop at insn %u stores a stack pointer to memory: not supported on this kernel",
+				    hl);
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(insn->code) == BPF_CALL)
+			for (r = 1; r <= 5; r++)
+				if (fp_base(c, i, r, &off)) {
+					*rd |= slot_bits(off, 0);
+					*wr |= slot_bits(off, 0);
+				}
+	}
+	return 0;
 }
 
 static int add_exit(struct pctx *c, struct loop *l, __u32 from, __u32 t, const __u32 *ty)
@@ -575,35 +1201,71 @@ static const char *kind_name(__u32 t)
 	}
 }
 
+/* The join of the register types on the edges entering loop l (at E). */
+static void entry_types(const struct pctx *c, const struct loop *l, __u32 *et)
+{
+	const struct func *f = &c->funcs[l->fn];
+	__u32 i, s[2], t[NREGS], r;
+	bool any = false;
+	int k, ns;
+
+	for (r = 0; r < NREGS; r++)
+		et[r] = T_UNINIT;
+	if (l->e == f->start) {
+		for (r = 0; r < NREGS; r++)
+			et[r] = entry_type(c, l->fn, r);
+		any = true;
+	}
+	for (i = f->start; i < f->end; i++) {
+		if (c->second[i] || member(c, l, i) || !(c->vis[i] & 1))
+			continue;
+		ns = succs(c, i, s);
+		for (k = 0; k < ns; k++) {
+			if (s[k] != l->e)
+				continue;
+			memcpy(t, &c->ty[i * NREGS], sizeof(t));
+			if (!bpfa_is_jump(&c->in[i]))
+				xfer(c, i, t);
+			for (r = 0; r < NREGS; r++)
+				et[r] = any ? tjoin(et[r], t[r]) : t[r];
+			any = true;
+		}
+	}
+}
+
 static int check_loop(struct pctx *c, struct loop *l)
 {
-	__u32 i, s[2], r, t[NREGS], hl = orig_idx(c, l->h);
+	__u32 i, s[2], r, t[NREGS], et[NREGS], hl = orig_idx(c, l->h), nent = 0;
+	const struct func *f = &c->funcs[l->fn];
+	__u64 rd, wr;
 	bool reached;
 	int k, ns;
 
-	/* Single entry; every back edge to h; no stack; nothing outside the pass. */
-	for (i = 0; i < c->len; i++) {
+	/*
+	 * One entry E (clang rotates loops: E need not be h), every cycle
+	 * through E, nothing the pass cannot outline.
+	 */
+	l->e = l->h;
+	if (member(c, l, f->start)) {
+		l->e = f->start;
+		nent++;
+	}
+	for (i = f->start; i < f->end; i++) {
 		if (c->second[i])
 			continue;
 		ns = succs(c, i, s);
 		for (k = 0; k < ns; k++) {
-			bool in_i = i >= l->h && i <= l->b, in_s = s[k] >= l->h && s[k] <= l->b;
-
-			if (!in_i && in_s && s[k] != l->h)
+			if (member(c, l, i) || !member(c, l, s[k]))
+				continue;
+			if (nent && s[k] != l->e)
 				return perr(c, -EINVAL, i,
-					    MG "loop at insn %u is entered other than at its head: not supported on this kernel yet",
-					    hl);
-			if (in_i && in_s && s[k] <= i && s[k] != l->h)
-				return perr(c, -EINVAL, i,
-					    MG "loop at insn %u contains a nested loop: not supported on this kernel yet",
-					    hl);
+					    MG "loop at insn %u is entered at insns %u and %u: not supported on this kernel",
+					    hl, orig_idx(c, l->e), orig_idx(c, s[k]));
+			l->e = s[k];
+			nent++;
 		}
-		if (i < l->h || i > l->b)
+		if (!member(c, l, i))
 			continue;
-		if (mentions_fp(c, i))
-			return perr(c, -EINVAL, i,
-				    MG "loop at insn %u uses the stack: not supported on this kernel yet",
-				    hl);
 		if (BPF_CLASS(c->in[i].code) == BPF_LD && !bpfa_is_ldimm64(&c->in[i]))
 			return perr(c, -EINVAL, i,
 				    MG "loop at insn %u contains LD_ABS/LD_IND: not supported",
@@ -614,14 +1276,29 @@ static int check_loop(struct pctx *c, struct loop *l)
 				    MG "loop at insn %u contains a tail call: not supported", hl);
 	}
 	/*
-	 * What crosses the head: scalars (carried) or ld_imm64 values
-	 * (re-derived).  The context or a stack pointer may only pass by, for
-	 * use after the loop: the driver re-derives it at the exits.
+	 * A cycle inside the loop not through E is a nested loop: its may_goto
+	 * stays in the body for the next round (bpfa_loops()).
+	 */
+	/* The slots it touches, mirrored in the body at the same offsets. */
+	if (loop_slots(c, l, &rd, &wr))
+		return c->err;
+	for (k = 0; k < NSLOTS; k++) {
+		if (!((rd | wr) & (1ull << k)))
+			continue;
+		if (wr & (1ull << k))
+			l->img_w |= 1ull << l->nimg;
+		l->img_off[l->nimg++] = (__s16)(-8 * (k + 1));
+		l->td = 8 * (k + 1);
+	}
+	/*
+	 * What crosses E: scalars (carried), ld_imm64 values and stack pointers
+	 * (re-derived).  The context may only pass by, for use after the
+	 * loop: the driver re-derives it at the exits.
 	 */
 	memset(c->llive + l->h, 0, (l->b - l->h + 1) * sizeof(*c->llive));
-	liveness(c, c->llive, l->h, l->b, false);
+	liveness(c, c->llive, l->h, l->b, l);
 	for (r = 0; r < NREGS; r++) {
-		__u32 ty = c->ty[l->h * NREGS + r];
+		__u32 ty = c->ty[l->e * NREGS + r];
 
 		/*
 		 * Liveness counts r1-r5 as used by every call: a register no path
@@ -629,18 +1306,42 @@ static int check_loop(struct pctx *c, struct loop *l)
 		 * refuses the body as it would the original).  One written on some
 		 * paths only is refused: its value could not be told apart.
 		 */
-		if (!(c->live[l->h] & rbit(r)) || T_KIND(ty) == T_BITS || T_KIND(ty) == T_MAP ||
-		    T_KIND(ty) == T_UNINIT)
+		if (!(c->live[l->e] & rbit(r)) || T_KIND(ty) == T_BITS || T_KIND(ty) == T_MAP ||
+		    T_KIND(ty) == T_UNINIT || T_KIND(ty) == T_FP || T_KIND(ty) == T_MAYBE ||
+		    T_KIND(ty) == T_ARG)
 			continue;
-		if (!(c->llive[l->h] & rbit(r)))
+		if (!(c->llive[l->e] & rbit(r)))
 			continue;
-		return perr(c, -EINVAL, l->h,
+		return perr(c, -EINVAL, l->e,
 			    MG "loop at insn %u: R%u holds %s at the loop head, which cannot cross an iteration on this kernel yet",
 			    hl, r, kind_name(ty));
 	}
-	/* Exits. */
+	/*
+	 * Carried as bits: live at E and a scalar there, or written on some
+	 * paths only (a value the original reads only where it was written,
+	 * as its verifier checked).  What the driver stores for it depends on
+	 * the edges that enter the loop.
+	 */
+	entry_types(c, l, et);
+	for (r = 0; r < NREGS; r++) {
+		__u32 ty = c->ty[l->e * NREGS + r];
+
+		/* An argument the loop uses is carried as bits (usually a scalar). */
+		if (!(c->live[l->e] & rbit(r)) ||
+		    (T_KIND(ty) != T_BITS && T_KIND(ty) != T_MAYBE &&
+		     !(T_KIND(ty) == T_ARG && (c->llive[l->e] & rbit(r)))))
+			continue;
+		if (T_KIND(et[r]) == T_MAYBE)
+			return perr(c, -EINVAL, l->e,
+				    MG "loop at insn %u: R%u may be uninitialised where the loop is entered",
+				    hl, r);
+		l->hm |= rbit(r);
+		if (T_KIND(et[r]) == T_UNINIT)
+			l->hm_zero |= rbit(r);
+	}
+	/* Exits; an edge to E from inside is the next iteration. */
 	for (i = l->h; i <= l->b; i++) {
-		if (c->second[i])
+		if (c->second[i] || !member(c, l, i))
 			continue;
 		reached = c->vis[i] & 1;
 
@@ -654,23 +1355,45 @@ static int check_loop(struct pctx *c, struct loop *l)
 			xfer(c, i, t);
 		ns = succs(c, i, s);
 		for (k = 0; k < ns; k++)
-			if ((s[k] < l->h || s[k] > l->b) &&
-			    add_exit(c, l, i, s[k], reached ? t : NULL))
+			if (!member(c, l, s[k]) && add_exit(c, l, i, s[k], reached ? t : NULL))
 				return c->err;
 	}
 	if (!l->nexits)
 		return perr(c, -EINVAL, l->h, MG "loop at insn %u has no exit", hl);
-	/* At an exit: unwritten registers are not restored, half-written ones refused. */
+	/*
+	 * Every edge that leaves an iteration (to E or out) stores what it
+	 * carries; a register written on some paths only and live there is
+	 * refused: its value could not be told apart.
+	 */
+	for (i = l->h; i <= l->b; i++) {
+		if (c->second[i] || !member(c, l, i) || !(c->vis[i] & 1))
+			continue;
+		memcpy(t, &c->ty[i * NREGS], sizeof(t));
+		if (!bpfa_is_jump(&c->in[i]))
+			xfer(c, i, t);
+		ns = is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		for (k = 0; k < ns; k++) {
+			__u16 live;
+
+			if (member(c, l, s[k]) && s[k] != l->e)
+				continue;
+			live = s[k] == l->e ? l->hm : c->live[s[k]];
+			for (r = 0; r < NREGS; r++)
+				if ((live & rbit(r)) && T_KIND(t[r]) == T_MAYBE)
+					return perr(c, -EINVAL, i,
+						    MG "loop at insn %u: R%u may be uninitialised where an iteration ends",
+						    hl, r);
+		}
+	}
+	/* Arguments live after the loop are re-derived from a slot saved at entry. */
 	for (k = 0; k < (int)l->nexits; k++)
 		for (r = 0; r < NREGS; r++)
-			if ((l->exit_live[k] & rbit(r)) && T_KIND(l->exit_ty[k][r]) == T_MAYBE)
-				return perr(c, -EINVAL, l->h,
-					    MG "loop at insn %u: R%u may be uninitialised where the loop exits",
-					    hl, r);
+			if ((l->exit_live[k] & rbit(r)) && T_KIND(l->exit_ty[k][r]) == T_ARG)
+				c->funcs[l->fn].argsave |= rbit(l->exit_ty[k][r] & 7);
 	/* The forced exit: the first may_goto's budget exit. */
 	l->forced = 1;
 	for (i = l->h; i <= l->b; i++) {
-		if (c->second[i] || !bpfa_is_may_goto(&c->in[i]))
+		if (c->second[i] || !member(c, l, i) || !bpfa_is_may_goto(&c->in[i]))
 			continue;
 		for (k = 0; k < (int)l->nexits; k++)
 			if (l->exit_t[k] == target_of(c, i))
@@ -682,94 +1405,112 @@ static int check_loop(struct pctx *c, struct loop *l)
 
 static int find_loops(struct pctx *c)
 {
-	__u32 m, j, t;
+	__u32 m, j, k, n, s[2];
 	struct loop *l;
+	struct func *f;
+	int ns;
 
 	for (m = 0; m < c->len; m++) {
 		__u32 h = ~0u, b = 0;
+		bool self = false;
 
 		if (c->second[m] || !bpfa_is_may_goto(&c->in[m]) || c->inloop[m])
 			continue;
-		if (m >= c->main_end)
-			return perr(c, -EINVAL, m,
-				    MG "in a subprogram or callback is not supported on this kernel yet");
-		/* The back edges around m. */
-		for (j = m; j < c->len; j++) {
-			if (c->second[j] || !bpfa_is_jump(&c->in[j]))
+		f = &c->funcs[c->fn[m]];
+		/* m's component (edges stay in the function): a loop if it cycles. */
+		for (j = f->start, n = 0; j < f->end; j++) {
+			if (c->second[j] || c->scc[j] != c->scc[m])
 				continue;
-			t = target_of(c, j);
-			if (t <= m && t <= j) {
-				h = t < h ? t : h;
-				b = j > b ? j : b;
-			}
+			h = j < h ? j : h;
+			b = j;
+			n++;
 		}
-		if (h == ~0u)
+		ns = succs(c, m, s);
+		for (k = 0; k < (__u32)ns; k++)
+			self |= s[k] == m;
+		if (n < 2 && !self)
 			continue;	/* not in a loop: translated in place */
-		if (b >= c->main_end)
-			return perr(c, -EINVAL, m, MG "loop crossing into a subprogram");
-		for (j = h; j <= b; j++)
-			if (c->inloop[j])
-				return perr(c, -EINVAL, m,
-					    MG "loops that overlap are not supported on this kernel yet");
 		if (c->nloops == MAX_LOOPS)
 			return perr(c, -EINVAL, m, MG "loops: more than %d in one program", MAX_LOOPS);
 		l = &c->loops[c->nloops++];
 		memset(l, 0, sizeof(*l));
 		l->h = h;
 		l->b = b;
+		l->fn = c->fn[m];
 		for (j = h; j <= b; j++)
-			c->inloop[j] = (__u8)c->nloops;
+			if (!c->second[j] && c->scc[j] == c->scc[m])
+				c->inloop[j] = (__u8)c->nloops;
 		if (check_loop(c, l))
 			return c->err;
+		if (l->nimg > f->imax)
+			f->imax = l->nimg;
+	}
+	/* 6.1 refuses a frame over 512 bytes; the combined depth is its to check. */
+	for (k = 0; k < c->nfn; k++) {
+		__u32 need;
+
+		f = &c->funcs[k];
+		for (j = 5; !f->is_main && j > 0 && !(f->argsave & rbit((__u8)j)); j--)
+			;
+		need = 96 + 8 * f->imax + 8 * (f->is_main ? 1 : j);
+		if (f->has_mg && f->depth + need > STACK_MAX)
+			return perr(c, -E2BIG, f->start,
+				    MG "needs %u bytes of stack below the function's %u: too many for this kernel",
+				    need, f->depth);
 	}
 	return 0;
 }
 
-/* The function's own stack depth: every r10-derived offset it forms. */
+/*
+ * Each function's own stack depth: every r10-derived offset it forms.  A
+ * function with may_goto gets its slots below that depth: it must not form
+ * a variable stack offset, which could reach them.
+ */
 static int stack_depth(struct pctx *c)
 {
-	__s32 lo = 0, off;
-	__u32 i;
+	__s32 lo, off;
+	__u32 i, k;
 
-	for (i = 0; i < c->len; i++) {
-		const struct bpf_insn *insn = &c->in[i];
-		const __u32 *t = &c->ty[i * NREGS];
-		__u8 cls = BPF_CLASS(insn->code);
+	for (k = 0; k < c->nfn; k++) {
+		struct func *f = &c->funcs[k];
 
-		if (i >= c->main_end)
-			break;
-		if (c->second[i] || !(c->vis[i] & 1))
-			continue;
-		if (cls == BPF_LDX || cls == BPF_STX || cls == BPF_ST) {
-			__u8 base = cls == BPF_LDX ? insn->src_reg : insn->dst_reg;
+		lo = 0;
+		for (i = f->start; i < f->end; i++) {
+			const struct bpf_insn *insn = &c->in[i];
+			const __u32 *t = &c->ty[i * NREGS];
+			__u8 cls = BPF_CLASS(insn->code);
 
-			if (base == BPF_REG_10)
-				off = insn->off;
-			else if (base < NREGS && T_KIND(t[base]) == T_FP)
-				off = T_FPOFF(t[base]) + insn->off;
-			else
-				off = 0;
-			lo = off < lo ? off : lo;
+			if (c->second[i] || !(c->vis[i] & 1))
+				continue;
+			if (cls == BPF_LDX || cls == BPF_STX || cls == BPF_ST) {
+				__u8 base = cls == BPF_LDX ? insn->src_reg : insn->dst_reg;
+
+				if (base == BPF_REG_10)
+					off = insn->off;
+				else if (base < NREGS && T_KIND(t[base]) == T_FP)
+					off = T_FPOFF(t[base]) + insn->off;
+				else
+					off = 0;
+				lo = off < lo ? off : lo;
+			}
+			if (f->has_mg && (cls == BPF_ALU64 || cls == BPF_ALU) &&
+			    BPF_OP(insn->code) != BPF_MOV &&
+			    ((insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
+			      !(cls == BPF_ALU64 && BPF_SRC(insn->code) == BPF_K &&
+				(BPF_OP(insn->code) == BPF_ADD || BPF_OP(insn->code) == BPF_SUB))) ||
+			     (BPF_SRC(insn->code) == BPF_X &&
+			      (insn->src_reg == BPF_REG_10 ||
+			       (insn->src_reg < NREGS && T_KIND(t[insn->src_reg]) == T_FP)))))
+				return perr(c, -EINVAL, i,
+					    MG "in a function with a variable stack offset is not supported on this kernel yet");
+			if (insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
+			    T_FPOFF(t[insn->dst_reg]) < lo)
+				lo = T_FPOFF(t[insn->dst_reg]);
 		}
-		if ((cls == BPF_ALU64 || cls == BPF_ALU) && BPF_OP(insn->code) != BPF_MOV &&
-		    ((insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
-		      !(cls == BPF_ALU64 && BPF_SRC(insn->code) == BPF_K &&
-			(BPF_OP(insn->code) == BPF_ADD || BPF_OP(insn->code) == BPF_SUB))) ||
-		     (BPF_SRC(insn->code) == BPF_X &&
-		      (insn->src_reg == BPF_REG_10 ||
-		       (insn->src_reg < NREGS && T_KIND(t[insn->src_reg]) == T_FP)))))
-			return perr(c, -EINVAL, i,
-				    MG "in a program with a variable stack offset is not supported on this kernel yet");
-		if (insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
-		    T_FPOFF(t[insn->dst_reg]) < lo)
-			lo = T_FPOFF(t[insn->dst_reg]);
+		if (lo < -STACK_MAX)
+			lo = -STACK_MAX;
+		f->depth = (__u32)((-lo + 7) & ~7);
 	}
-	c->depth = (__u32)((-lo + 7) & ~7);
-	/* 6.1 sums the frames of main, callback and body, each rounded to 32. */
-	if (ROUND32(c->depth + RESERVED) + 32 + ROUND32(RESERVED) > STACK_MAX)
-		return perr(c, -E2BIG, 0,
-			    MG "needs %u bytes of stack below the program's %u: too many for this kernel",
-			    RESERVED, c->depth);
 	return 0;
 }
 
@@ -807,8 +1548,10 @@ static void put(struct pctx *c, struct bpf_insn insn)
 		perr(c, -E2BIG, 0, "program too large after the may_goto loop translation");
 		return;
 	}
-	if (!grow(c, (void **)&c->o, &c->cap, c->n + 1, sizeof(*c->o)))
+	if (!grow(c, (void **)&c->o, &c->cap, c->n + 1, sizeof(*c->o)) ||
+	    !grow(c, (void **)&c->osrc, &c->capsrc, c->n + 1, sizeof(*c->osrc)))
 		return;
+	c->osrc[c->n] = c->cur;
 	c->o[c->n++] = insn;
 }
 
@@ -858,8 +1601,13 @@ static void put_ldimm64_copy(struct pctx *c, __u32 i)
 	put(c, c->in[i + 1]);
 }
 
-/* may_goto +off at insn m, on the budget slot of a frame of depth d. */
-static void put_may_goto(struct pctx *c, __u32 m, __u32 d, __u32 target_lbl)
+/* Labels: main's copy of insn i, the body's copy, a function's entry. */
+#define L_INSN(c, i)	(i)
+#define L_BODY(c, i)	((c)->len + (i))
+#define L_ENTRY(c, i)	(2 * (c)->len + (i))
+
+/* may_goto +off at insn m, on the budget slot at r10 + budget. */
+static void put_may_goto(struct pctx *c, __u32 m, __s32 budget, __u32 target_lbl)
 {
 	__u16 live = c->live[m];
 	__u8 r;
@@ -870,10 +1618,10 @@ static void put_may_goto(struct pctx *c, __u32 m, __u32 d, __u32 target_lbl)
 		perr(c, -EINVAL, m, MG "with every register live: no room for the budget test");
 		return;
 	}
-	put(c, LDX_DW(r, BPF_REG_10, (__s16)OFF_BUDGET(d)));
+	put(c, LDX_DW(r, BPF_REG_10, (__s16)budget));
 	put_fix(c, I(BPF_JMP | BPF_JEQ | BPF_K, r, 0, 0, 0), target_lbl, FX_OFF);
 	put(c, ADD_K(r, -1));
-	put(c, STX_DW(BPF_REG_10, r, (__s16)OFF_BUDGET(d)));
+	put(c, STX_DW(BPF_REG_10, r, (__s16)budget));
 }
 
 /* A copy of insn i (not ld_imm64 second halves), its jump aimed at lbl. */
@@ -882,8 +1630,8 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 	const struct bpf_insn *insn = &c->in[i];
 
 	if (is_pfunc(insn) || is_pcall(insn)) {
-		/* Subprograms are copied with main: their label is their insn. */
-		put_fix(c, *insn, (__u32)(i + 1 + insn->imm), FX_CALL);
+		/* Calls and callbacks reach the callee's prologue. */
+		put_fix(c, *insn, L_ENTRY(c, (__u32)(i + 1 + insn->imm)), FX_CALL);
 		if (is_pfunc(insn))
 			put(c, insn[1]);
 		return;
@@ -897,45 +1645,57 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 		return;
 	}
 	put(c, *insn);
-}
-
-/* Registers carried as bits across an edge: live there, typed T_BITS. */
-static __u16 carried(__u16 live, const __u32 *ty)
-{
-	__u16 m = 0;
-	__u8 r;
-
-	for (r = 0; r < NREGS; r++)
-		if ((live & rbit(r)) && T_KIND(ty[r]) == T_BITS)
-			m |= rbit(r);
-	return m;
-}
-
-/* Body: save m into own slots, copy them and the budget to *frame; r0 = ret. */
-static void put_copy_out(struct pctx *c, __u16 m, __s32 exit_code)
-{
-	__u8 r;
-
-	for (r = 0; r < NREGS; r++)
-		if (m & rbit(r))
-			put(c, STX_DW(BPF_REG_10, r, (__s16)OFF_REG(0, r)));
-	put(c, LDX_DW(BPF_REG_1, BPF_REG_10, (__s16)OFF_FPSAVE(0)));
-	for (r = 0; r < NREGS; r++) {
-		if (!(m & rbit(r)))
-			continue;
-		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_REG(0, r)));
-		put(c, STX_DW(BPF_REG_1, BPF_REG_0, (__s16)FR_REG(r)));
+	/*
+	 * 6.12 knows bpf_get_smp_processor_id() < nr_cpu_ids (its
+	 * do_refine_retval_range()), 6.1 does not: upstream's loop programs
+	 * index per-CPU arrays with it.  Said in code the verifier checks; the
+	 * branch is never taken.
+	 */
+	if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == 0 &&
+	    insn->imm == BPF_FUNC_get_smp_processor_id && c->env->nr_cpu_ids &&
+	    c->env->nr_cpu_ids <= 0x7fffffff) {
+		put(c, I(BPF_JMP | BPF_JLE | BPF_K, BPF_REG_0, 0, 1,
+			 (__s32)(c->env->nr_cpu_ids - 1)));
+		put(c, MOV_K(BPF_REG_0, 0));
 	}
-	put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_BUDGET(0)));
-	put(c, STX_DW(BPF_REG_1, BPF_REG_0, (__s16)FR_BUDGET));
+}
+
+/*
+ * Body: registers m, the written image slots and the budget to *frame,
+ * the exit code, r0 = 0 (next iteration) or 1 (stop).  r9 holds the frame
+ * pointer once its own value is stashed.
+ */
+static void put_copy_out(struct pctx *c, const struct loop *l, __u16 m, __s32 exit_code)
+{
+	__u32 k;
+	__u8 r;
+
+	if (m & rbit(9))
+		put(c, STX_DW(BPF_REG_10, BPF_REG_9, (__s16)BB_TMP(l->td)));
+	put(c, LDX_DW(BPF_REG_9, BPF_REG_10, (__s16)BB_FPSAVE(l->td)));
+	for (r = 0; r < 9; r++)
+		if (m & rbit(r))
+			put(c, STX_DW(BPF_REG_9, r, (__s16)FR_REG(l, r)));
+	if (m & rbit(9)) {
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)BB_TMP(l->td)));
+		put(c, STX_DW(BPF_REG_9, BPF_REG_0, (__s16)FR_REG(l, 9)));
+	}
+	for (k = 0; k < l->nimg; k++) {
+		if (!(l->img_w & (1ull << k)))
+			continue;
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, l->img_off[k]));
+		put(c, STX_DW(BPF_REG_9, BPF_REG_0, (__s16)FR_IMG(l, k)));
+	}
+	put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)BB_BUDGET(l->td)));
+	put(c, STX_DW(BPF_REG_9, BPF_REG_0, (__s16)FR_BUDGET(l)));
 	if (exit_code)
-		put(c, ST_DW(BPF_REG_1, (__s16)FR_EXIT, exit_code));
+		put(c, ST_DW(BPF_REG_9, (__s16)FR_EXIT(l), exit_code));
 	put(c, MOV_K(BPF_REG_0, exit_code ? 1 : 0));
 	put(c, EXIT_I());
 }
 
-/* Re-derives r (typed ty, not carried) in a frame of depth d. */
-static void put_rederive(struct pctx *c, __u8 r, __u32 ty, __u32 d)
+/* Re-derives r (typed ty, not carried) in f's frame (NULL: a body's, no ctx nor arguments). */
+static void put_rederive(struct pctx *c, __u8 r, __u32 ty, const struct func *f)
 {
 	switch (T_KIND(ty)) {
 	case T_MAP: {
@@ -947,7 +1707,10 @@ static void put_rederive(struct pctx *c, __u8 r, __u32 ty, __u32 d)
 		break;
 	}
 	case T_CTX:
-		put(c, LDX_DW(r, BPF_REG_10, (__s16)OFF_CTX(d)));
+	case T_ARG:
+		if (f)
+			put(c, LDX_DW(r, BPF_REG_10,
+				      (__s16)OFF_ARG(f->depth, f->imax, T_KIND(ty) == T_CTX ? 1 : ty & 7)));
 		break;
 	case T_FP:
 		put(c, MOV_X(r, BPF_REG_10));
@@ -956,109 +1719,216 @@ static void put_rederive(struct pctx *c, __u8 r, __u32 ty, __u32 d)
 	}
 }
 
-static void put_body(struct pctx *c, const struct loop *l, __u32 body_lbl, const __u32 *exit_lbl,
-		     __u32 back_lbl)
+/* Is r restored from the frame (not re-derived) by the driver at exit j? */
+static bool restored(const struct loop *l, __u32 j, __u8 r)
 {
-	const __u32 *hty = &c->ty[l->h * NREGS];
-	__u16 hm = carried(c->live[l->h], hty);
-	__u32 i, t, j, lbl;
+	return (l->exit_live[j] & rbit(r)) &&
+	       (T_KIND(l->exit_ty[j][r]) == T_BITS || T_KIND(l->exit_ty[j][r]) == T_MAYBE);
+}
+
+/*
+ * What the edge from member i to t (l->e, an exit target, or EXIT_RET)
+ * stores into the frame: the registers the other side reads from it that
+ * hold a value on this edge (a pointer is stored as its bits; an unset one
+ * is a value the original never reads there).
+ */
+static __u16 edge_mask(const struct pctx *c, const struct loop *l, __u32 i, __u32 t)
+{
+	__u32 ty[NREGS], j;
+	__u16 m = 0;
 	__u8 r;
 
-	set_label(c, body_lbl);
+	memcpy(ty, &c->ty[i * NREGS], sizeof(ty));
+	if (!bpfa_is_jump(&c->in[i]) && !is_exit(&c->in[i]))
+		xfer(c, i, ty);
+	for (j = 0; t != l->e && j < l->nexits && l->exit_t[j] != t; j++)
+		;
+	for (r = 0; r < NREGS; r++) {
+		if (T_KIND(ty[r]) == T_UNINIT || T_KIND(ty[r]) == T_MAYBE)
+			continue;
+		if (t == l->e ? (l->hm & rbit(r)) : (j < l->nexits && restored(l, j, r)))
+			m |= rbit(r);
+	}
+	return m;
+}
+
+static __s32 edge_code(const struct loop *l, __u32 t)
+{
+	__u32 j;
+
+	if (t == l->e)
+		return 0;
+	for (j = 0; j < l->nexits && l->exit_t[j] != t; j++)
+		;
+	return (__s32)(j + 1);
+}
+
+struct edge {
+	__u32 lbl, from, to;
+};
+
+/* The label of a jump or fall-through from member i to t in the body. */
+static __u32 body_edge(struct pctx *c, const struct loop *l, struct edge *ed, __u32 *ned,
+		       __u32 cap, __u32 i, __u32 t)
+{
+	if (t != EXIT_RET && t != l->e && member(c, l, t))
+		return L_BODY(c, t);
+	if (*ned >= cap) {
+		perr(c, -EFAULT, i, "loop translation: too many edges");
+		return 0;
+	}
+	ed[*ned].lbl = new_label(c);
+	ed[*ned].from = i;
+	ed[*ned].to = t;
+	return ed[(*ned)++].lbl;
+}
+
+static void put_body(struct pctx *c, const struct loop *l)
+{
+	const __u32 *ety = &c->ty[l->e * NREGS];
+	__u32 i, k, s[2], ned = 0, cap = 2 * (l->b - l->h + 1), guard = 0;
+	struct edge *ed;
+	__u8 r;
+
+	ed = palloc(c, cap, sizeof(*ed));
+	if (!ed) {
+		perr(c, -ENOMEM, 0, "out of memory");
+		return;
+	}
+	/* Nested loops: the components left without the edges into E. */
+	sccs(c, l);
+	memset(c->tlow, 0, c->len * sizeof(*c->tlow));
+	for (i = l->h; i <= l->b; i++)
+		if (!c->second[i] && member(c, l, i))
+			c->tlow[c->scc[i] - 1]++;
+	c->cur = l->e;
+	set_label(c, l->body_lbl);
 	/* The frame argument is PTR_TO_MEM_OR_NULL: never NULL from the callers. */
 	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_1, 0, 2, 0));
 	put(c, MOV_K(BPF_REG_0, 1));
 	put(c, EXIT_I());
-	put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)OFF_FPSAVE(0)));
-	put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_BUDGET));
-	put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)OFF_BUDGET(0)));
+	put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)BB_FPSAVE(l->td)));
+	put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_BUDGET(l)));
+	put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)BB_BUDGET(l->td)));
+	/* The touched slots, at their offsets in f's frame. */
+	for (k = 0; k < l->nimg; k++) {
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_IMG(l, k)));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, l->img_off[k]));
+	}
 	for (r = NREGS; r-- > 0;) {	/* r1, the frame pointer, last */
-		if (!(c->live[l->h] & rbit(r)) || r == BPF_REG_1)
+		if (!(c->live[l->e] & rbit(r)) || r == BPF_REG_1)
 			continue;
-		if (hm & rbit(r))
-			put(c, LDX_DW(r, BPF_REG_1, (__s16)FR_REG(r)));
-		else if (T_KIND(hty[r]) == T_MAP)
-			put_rederive(c, r, hty[r], 0);
+		if (l->hm & rbit(r))
+			put(c, LDX_DW(r, BPF_REG_1, (__s16)FR_REG(l, r)));
+		else if (T_KIND(ety[r]) == T_MAP || T_KIND(ety[r]) == T_FP)
+			put_rederive(c, r, ety[r], NULL);
 	}
-	/* ctx and stack pointers only pass by (check_loop()): not in the body. */
-	if (c->live[l->h] & rbit(1)) {
-		if (hm & rbit(1))
-			put(c, LDX_DW(BPF_REG_1, BPF_REG_1, (__s16)FR_REG(1)));
-		else if (T_KIND(hty[1]) == T_MAP)
-			put_rederive(c, BPF_REG_1, hty[1], 0);
+	/* The context only passes by (check_loop()): not in the body. */
+	if (c->live[l->e] & rbit(1)) {
+		if (l->hm & rbit(1))
+			put(c, LDX_DW(BPF_REG_1, BPF_REG_1, (__s16)FR_REG(l, 1)));
+		else if (T_KIND(ety[1]) == T_MAP || T_KIND(ety[1]) == T_FP)
+			put_rederive(c, BPF_REG_1, ety[1], NULL);
 	}
-	/* The loop, falling into its head. */
-	for (i = l->h; i <= l->b; i++) {
-		__u32 s[2];
+	/*
+	 * The bounds the loop's carried scalars have at E (bounds()), checked
+	 * again: the verifier sees them, as 6.12 keeps them across its
+	 * converged loop states.  A failed check takes the forced exit.
+	 */
+	for (r = 0; r < NREGS && c->ub; r++) {
+		__u64 bound = c->ub[l->e * NREGS + r].umax;
 
-		if (c->second[i])
+		if ((l->hm & rbit(r)) && bound <= 0x7fffffff) {
+			if (!guard)
+				guard = new_label(c);
+			put_fix(c, I(BPF_JMP | BPF_JGT | BPF_K, r, 0, 0, (__s32)bound), guard,
+				FX_OFF);
+		}
+	}
+	if (l->e != l->h || guard)
+		put_fix(c, JA_I(), L_BODY(c, l->e), FX_OFF);
+	if (guard) {
+		set_label(c, guard);
+		put_copy_out(c, l, 0, (__s32)l->forced);
+	}
+	/* The loop; an edge to E (a jump, or falling into it) ends the iteration. */
+	for (i = l->h; i <= l->b && !c->err; i++) {
+		if (c->second[i] || !member(c, l, i))
 			continue;
-		set_label(c, c->len + i);
+		set_label(c, L_BODY(c, i));
+		c->cur = i;
 		if (bpfa_is_jump(&c->in[i])) {
-			t = target_of(c, i);
-			if (t == l->h)
-				lbl = back_lbl;
-			else if (t > l->h && t <= l->b)
-				lbl = c->len + t;
-			else
-				for (j = 0, lbl = 0; j < l->nexits; j++)
-					if (l->exit_t[j] == t)
-						lbl = exit_lbl[j];
-			if (bpfa_is_may_goto(&c->in[i]))
-				put_may_goto(c, i, 0, lbl);
+			__u32 lbl = body_edge(c, l, ed, &ned, cap, i, target_of(c, i));
+
+			/* A nested loop's may_goto stays for the next round. */
+			if (bpfa_is_may_goto(&c->in[i]) &&
+			    c->tlow[c->scc[i] - 1] < 2 && target_of(c, i) != i)
+				put_may_goto(c, i, BB_BUDGET(l->td), lbl);
 			else
 				put_insn(c, i, lbl);
 		} else if (is_exit(&c->in[i])) {
-			for (j = 0; j < l->nexits && l->exit_t[j] != EXIT_RET; j++)
-				;
-			put_fix(c, JA_I(), exit_lbl[j], FX_OFF);
+			put_fix(c, JA_I(), body_edge(c, l, ed, &ned, cap, i, EXIT_RET), FX_OFF);
 		} else {
 			put_insn(c, i, 0);
 		}
-		/* Falling out of the interval (only at b): an exit edge. */
-		if (i == l->b && succs(c, i, s) && !is_ja(&c->in[i]) && !is_exit(&c->in[i])) {
-			t = next_of(c, i);
-			for (j = 0; j < l->nexits && l->exit_t[j] != t; j++)
-				;
-			if (j < l->nexits)
-				put_fix(c, JA_I(), exit_lbl[j], FX_OFF);
-		}
+		if (succs(c, i, s) && !is_ja(&c->in[i]) && !is_exit(&c->in[i]) &&
+		    (next_of(c, i) == l->e || !member(c, l, next_of(c, i))))
+			put_fix(c, JA_I(), body_edge(c, l, ed, &ned, cap, i, next_of(c, i)), FX_OFF);
 	}
-	set_label(c, back_lbl);
-	put_copy_out(c, hm, 0);
-	for (j = 0; j < l->nexits; j++) {
-		set_label(c, exit_lbl[j]);
-		put_copy_out(c, carried(l->exit_live[j], l->exit_ty[j]), (__s32)(j + 1));
+	for (k = 0; k < ned && !c->err; k++) {
+		c->cur = ed[k].from;
+		set_label(c, ed[k].lbl);
+		put_copy_out(c, l, edge_mask(c, l, ed[k].from, ed[k].to), edge_code(l, ed[k].to));
 	}
+	pfree(c, ed);
 }
 
-static void put_driver(struct pctx *c, const struct loop *l, __u32 cb_lbl, __u32 body_lbl)
+static void put_driver(struct pctx *c, const struct loop *l)
 {
-	const __u32 *hty = &c->ty[l->h * NREGS];
-	__u16 hm = carried(c->live[l->h], hty);
-	__u32 d = c->depth, j, xl[MAX_EXITS];
+	const struct func *f = &c->funcs[l->fn];
+	__u32 d = f->depth, j, k, xl[MAX_EXITS];
 	__u8 r;
 
 	for (r = 0; r < NREGS; r++) {
-		if (hm & rbit(r))
+		if ((l->hm & rbit(r)) && !(l->hm_zero & rbit(r)))
 			put(c, STX_DW(BPF_REG_10, r, (__s16)OFF_REG(d, r)));
 		else
 			put(c, ST_DW(BPF_REG_10, (__s16)OFF_REG(d, r), 0));
 	}
+	for (k = 0; k < l->nimg; k++) {
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, l->img_off[k]));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)OFF_IMG(d, k)));
+	}
+	if (f->ext) {	/* an outer body's budget, shared as upstream's frames do */
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, f->ext));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)OFF_BUDGET(d)));
+	}
 	put(c, ST_DW(BPF_REG_10, (__s16)OFF_EXIT(d), 0));
 	put(c, MOV_K(BPF_REG_1, (__s32)BPFA_MAX_LOOPS));
-	put_fix(c, I(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0), cb_lbl, FX_CALL);
+	put_fix(c, I(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0), l->cb_lbl,
+		FX_CALL);
 	put(c, I(0, 0, 0, 0, 0));
 	put(c, MOV_X(BPF_REG_3, BPF_REG_10));
-	put(c, ADD_K(BPF_REG_3, R_LO(d)));
+	put(c, ADD_K(BPF_REG_3, R_LO(d, l->nimg)));
 	put(c, MOV_K(BPF_REG_4, 0));
 	put(c, I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop));
 	/* bpf_loop() ran out of iterations without an exit: one more run. */
 	put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_EXIT(d)));
 	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 3, 0));
 	put(c, MOV_X(BPF_REG_1, BPF_REG_10));
-	put(c, ADD_K(BPF_REG_1, R_LO(d)));
-	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), body_lbl, FX_CALL);
+	put(c, ADD_K(BPF_REG_1, R_LO(d, l->nimg)));
+	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), l->body_lbl, FX_CALL);
+	if (f->ext) {
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_BUDGET(d)));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, f->ext));
+	}
+	/* The slots the loop wrote, back in f's frame: unknown scalars now. */
+	for (k = 0; k < l->nimg; k++) {
+		if (!(l->img_w & (1ull << k)))
+			continue;
+		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_IMG(d, k)));
+		put(c, STX_DW(BPF_REG_10, BPF_REG_0, l->img_off[k]));
+	}
 	put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_EXIT(d)));
 	for (j = 0; j < l->nexits; j++) {
 		xl[j] = new_label(c);
@@ -1067,21 +1937,21 @@ static void put_driver(struct pctx *c, const struct loop *l, __u32 cb_lbl, __u32
 	}
 	put_fix(c, JA_I(), xl[l->forced - 1], FX_OFF);
 	for (j = 0; j < l->nexits; j++) {
-		__u16 live = l->exit_live[j], m = carried(live, l->exit_ty[j]);
+		__u16 live = l->exit_live[j];
 
 		set_label(c, xl[j]);
 		for (r = 0; r < NREGS; r++) {
 			if (!(live & rbit(r)))
 				continue;
-			if (m & rbit(r))
+			if (restored(l, j, r))
 				put(c, LDX_DW(r, BPF_REG_10, (__s16)OFF_REG(d, r)));
 			else
-				put_rederive(c, r, l->exit_ty[j][r], d);
+				put_rederive(c, r, l->exit_ty[j][r], f);
 		}
 		if (l->exit_t[j] == EXIT_RET)
 			put(c, EXIT_I());
 		else
-			put_fix(c, JA_I(), l->exit_t[j], FX_OFF);
+			put_fix(c, JA_I(), L_INSN(c, l->exit_t[j]), FX_OFF);
 	}
 }
 
@@ -1122,9 +1992,9 @@ static int resolve(struct pctx *c)
 /*
  * The types the pass adds, numbered from id_base + 1, their names from
  * str_base on (a blob of its own: id_base = str_base = 0, after a "" string):
- * +1 u64, +2 int, +3 u64[R_LEN / 8], +4 ptr to +3, +5 int (void),
- * +6 int (u64 (*frame)[...]), +7 FUNC bpfa_main (only without program BTF),
- * then per loop FUNC cb (static), FUNC body (global).
+ * +1 u64, +2 int, +3 int (void), then FUNCs bpfa_main, bpfa_sub_K (only
+ * without program BTF), then per loop u64[R_LEN / 8], a pointer to it,
+ * int (u64 (*frame)[...]), FUNC cb (static), FUNC body (global).
  */
 struct btfw {
 	__u8 *t, *s;		/* NULL: count only */
@@ -1158,7 +2028,7 @@ static void bt_type(struct btfw *w, const char *name, __u32 info, __u32 size_or_
 /* Writes (or counts) the added types; the first FUNC's id is returned. */
 static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 {
-	__u32 b = w->id_base, k, first;
+	__u32 b = w->id_base, k, id;
 	char name[48];
 
 	if (!w->id_base)
@@ -1167,38 +2037,50 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 	bt_u32(w, 64);
 	bt_type(w, "int", BTF_KIND_INT << 24, 4);
 	bt_u32(w, BTF_INT_SIGNED << 24 | 32);
-	bt_type(w, NULL, BTF_KIND_ARRAY << 24, 0);
-	bt_u32(w, b + 1);
-	bt_u32(w, b + 2);
-	bt_u32(w, R_LEN / 8);
-	bt_type(w, NULL, BTF_KIND_PTR << 24, b + 3);
 	bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24, b + 2);
-	bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | 1, b + 2);
-	bt_u32(w, bt_str(w, "frame"));
-	bt_u32(w, b + 4);
-	first = b + 7;
+	id = b + 4;
 	if (main_func) {
-		bt_type(w, "bpfa_main", BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+		bt_type(w, "bpfa_main", BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 3);
 		for (k = 0; k < c->nsubs; k++) {
 			snprintf(name, sizeof(name), "bpfa_sub_%u", k);
-			bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
+			bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 3);
 		}
+		id += 1 + c->nsubs;
 	}
-	for (k = 0; k < c->nloops; k++) {
-		snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
-		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 5);
-		snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
-		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, b + 6);
+	for (k = 0; k < c->nloops; k++, id += 5) {
+		struct loop *l = &c->loops[k];
+
+		bt_type(w, NULL, BTF_KIND_ARRAY << 24, 0);
+		bt_u32(w, b + 1);
+		bt_u32(w, b + 2);
+		bt_u32(w, R_LEN(l->nimg) / 8);
+		bt_type(w, NULL, BTF_KIND_PTR << 24, id);
+		bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | 1, b + 2);
+		bt_u32(w, bt_str(w, "frame"));
+		bt_u32(w, id + 1);
+		if (c->round)
+			snprintf(name, sizeof(name), "bpfa_loop_cb_%u_%u", c->round, k);
+		else
+			snprintf(name, sizeof(name), "bpfa_loop_cb_%u", k);
+		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, b + 3);
+		if (c->round)
+			snprintf(name, sizeof(name), "bpfa_loop_body_%u_%u", c->round, k);
+		else
+			snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
+		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, id + 2);
+		l->btf_cb = id + 3;
 	}
-	return first;
+	return b + 4;
 }
 
 /* Number of types in a blob the kernel already validated; 0 if it cannot be walked. */
-static __u32 btf_count_types(const __u8 *types, __u32 len)
+static __u32 btf_count_types(const __u8 *types, __u32 len, __u32 *offs, __u32 cap)
 {
 	__u32 pos = 0, n = 0, vlen, add;
 
 	while (pos < len) {
+		if (offs && n < cap)
+			offs[n] = pos;
 		const struct btf_type *t = (const void *)(types + pos);
 
 		if (len - pos < sizeof(*t))
@@ -1250,7 +2132,8 @@ static const void *rec(const void *base, __u32 i, __u32 size)
 /* Where lowered insn i (not in a loop, or its main copy) ended up. */
 static __u32 main_pos(const struct pctx *c, __u32 i)
 {
-	return i ? c->lpos[i] : 0;	/* insn 0's line covers main's prologue */
+	/* A function start's line covers its prologue. */
+	return c->lpos[c->substart[i] ? L_ENTRY(c, i) : L_INSN(c, i)];
 }
 
 static int build_line_info(struct pctx *c)
@@ -1273,7 +2156,7 @@ static int build_line_info(struct pctx *c)
 		memcpy(&li, rec(env->line_info, i, env->line_info_rec_size), sizeof(li));
 		off = li.insn_off;
 		if (off >= c->len || c->second[off] ||
-		    (c->inloop[off] && off != c->loops[c->inloop[off] - 1].h))
+		    (c->inloop[off] && off != c->loops[c->inloop[off] - 1].e))
 			continue;	/* past the end (the verifier refuses it) or moved */
 		li.insn_off = main_pos(c, off);
 		if (n && li.insn_off <= o[n - 1].insn_off)
@@ -1303,7 +2186,7 @@ static int build_line_info(struct pctx *c)
 		for (i = 0; i < env->line_info_cnt; i++) {
 			memcpy(&li, rec(env->line_info, i, env->line_info_rec_size), sizeof(li));
 			off = li.insn_off;
-			if (off < l->h || off > l->b || c->second[off])
+			if (off >= c->len || c->second[off] || !member(c, l, off))
 				continue;
 			li.insn_off = c->lpos[c->len + off];
 			if (li.insn_off <= o[n - 1].insn_off)
@@ -1342,7 +2225,7 @@ static int build_btf(struct pctx *c)
 		ostrs = (const __u8 *)env->btf + oh.hdr_len + oh.str_off;
 		otlen = oh.type_len;
 		oslen = oh.str_len;
-		ntypes = btf_count_types(otypes, otlen);
+		ntypes = btf_count_types(otypes, otlen, NULL, 0);
 		if (!ntypes && otlen)
 			return perr(c, -EINVAL, 0, MG "with this program's BTF is not supported yet");
 		w.id_base = ntypes;
@@ -1383,7 +2266,7 @@ static int build_btf(struct pctx *c)
 			struct bpf_func_info *f = &res->func_info[k];
 
 			memcpy(f, rec(env->func_info, k, env->func_info_rec_size), sizeof(*f));
-			f->insn_off = f->insn_off < c->len && !c->inloop[f->insn_off] ?
+			f->insn_off = f->insn_off < c->len && c->substart[f->insn_off] ?
 				      main_pos(c, f->insn_off) : c->n;
 		}
 	} else {
@@ -1396,9 +2279,9 @@ static int build_btf(struct pctx *c)
 	}
 	for (k = 0; k < c->nloops; k++) {
 		res->func_info[nf + 2 * k].insn_off = c->loops[k].cb_pos;
-		res->func_info[nf + 2 * k].type_id = first + 2 * k;
+		res->func_info[nf + 2 * k].type_id = c->loops[k].btf_cb;
 		res->func_info[nf + 2 * k + 1].insn_off = c->loops[k].body_pos;
-		res->func_info[nf + 2 * k + 1].type_id = first + 2 * k + 1;
+		res->func_info[nf + 2 * k + 1].type_id = c->loops[k].btf_cb + 1;
 	}
 	res->func_info_cnt = nf + 2 * c->nloops;
 	return build_line_info(c);
@@ -1407,45 +2290,58 @@ static int build_btf(struct pctx *c)
 static int emit(struct pctx *c)
 {
 	struct loop *l;
+	struct func *f;
 	__u32 i, k, j;
 
-	/* Labels 0..len-1: main's copy of insn i; len..2len-1: the body's copy. */
-	for (i = 0; i < 2 * c->len; i++)
+	/* Labels: L_INSN, L_BODY, L_ENTRY (0..3len-1), then the loops'. */
+	for (i = 0; i < 3 * c->len; i++)
 		new_label(c);
 	for (k = 0; k < c->nloops; k++) {
 		l = &c->loops[k];
 		l->cb_lbl = new_label(c);
 		l->body_lbl = new_label(c);
-		l->back_lbl = new_label(c);
-		for (j = 0; j < l->nexits; j++)
-			l->exit_lbl[j] = new_label(c);
 	}
 	if (c->err)
 		return c->err;
-	/* main's prologue: the context and the may_goto budget. */
-	put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)OFF_CTX(c->depth)));
-	put(c, ST_DW(BPF_REG_10, (__s16)OFF_BUDGET(c->depth), (__s32)BPFA_MAX_LOOPS));
-	for (i = 0; i < c->len && !c->err; i++) {
-		if (c->second[i])
-			continue;
-		set_label(c, i);
-		if (c->inloop[i]) {
-			l = &c->loops[c->inloop[i] - 1];
-			put_driver(c, l, l->cb_lbl, l->body_lbl);
-			i = l->b;
-			continue;
+	for (k = 0; k < c->nfn && !c->err; k++) {
+		f = &c->funcs[k];
+		c->cur = f->start;
+		set_label(c, L_ENTRY(c, f->start));
+		/* The prologue: the context (main) and the may_goto budget. */
+		if (f->has_mg && f->is_main)
+			put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)OFF_CTX(f->depth, f->imax)));
+		for (j = 1; f->has_mg && !f->is_main && j <= 5; j++)
+			if (f->argsave & rbit((__u8)j))
+				put(c, STX_DW(BPF_REG_10, (__u8)j,
+					      (__s16)OFF_ARG(f->depth, f->imax, j)));
+		if (f->has_mg && !f->ext)
+			put(c, ST_DW(BPF_REG_10, (__s16)OFF_BUDGET(f->depth), (__s32)BPFA_MAX_LOOPS));
+		for (i = f->start; i < f->end && !c->err; i++) {
+			if (c->second[i])
+				continue;
+			c->cur = i;
+			set_label(c, L_INSN(c, i));
+			if (c->inloop[i]) {
+				/* The driver stands for the loop at E; nothing else enters. */
+				l = &c->loops[c->inloop[i] - 1];
+				if (i == l->e)
+					put_driver(c, l);
+				continue;
+			}
+			if (bpfa_is_may_goto(&c->in[i]))
+				put_may_goto(c, i, f->ext ? f->ext : OFF_BUDGET(f->depth),
+					     L_INSN(c, target_of(c, i)));
+			else
+				put_insn(c, i, bpfa_is_jump(&c->in[i]) ? L_INSN(c, target_of(c, i)) : 0);
 		}
-		if (bpfa_is_may_goto(&c->in[i]))
-			put_may_goto(c, i, c->depth, target_of(c, i));
-		else
-			put_insn(c, i, bpfa_is_jump(&c->in[i]) ? target_of(c, i) : 0);
 	}
 	for (k = 0; k < c->nloops && !c->err; k++) {
 		l = &c->loops[k];
+		c->cur = l->e;
 		l->cb_pos = c->n;
 		put_cb(c, l->cb_lbl, l->body_lbl);
 		l->body_pos = c->n;
-		put_body(c, l, l->body_lbl, l->exit_lbl, l->back_lbl);
+		put_body(c, l);
 	}
 	if (c->err || resolve(c))
 		return c->err;
@@ -1462,18 +2358,45 @@ static int run(struct pctx *c, __u32 len)
 	c->llive = palloc(c, len, sizeof(*c->llive));
 	c->ty = palloc(c, (size_t)len * NREGS, sizeof(*c->ty));
 	c->work = palloc(c, len, sizeof(*c->work));
-	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->llive || !c->ty || !c->work)
+	c->dfs = palloc(c, len, 1);
+	c->uvis = palloc(c, len, 1);
+	c->scc = palloc(c, len, sizeof(*c->scc));
+	c->tlow = palloc(c, len, sizeof(*c->tlow));
+	c->tstack = palloc(c, len, sizeof(*c->tstack));
+	c->tcall = palloc(c, len, sizeof(*c->tcall));
+	c->fn = palloc(c, len, sizeof(*c->fn));
+	c->funcs = palloc(c, len, sizeof(*c->funcs));
+	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->llive ||
+	    !c->ty || !c->work || !c->dfs || !c->uvis || !c->fn || !c->funcs || !c->scc || !c->tlow ||
+	    !c->tstack || !c->tcall)
 		return perr(c, -ENOMEM, 0, "out of memory");
 	if (structure(c) || types(c))
 		return c->err;
-	liveness(c, c->live, 0, len - 1, true);
-	if (stack_depth(c) || find_loops(c))
+	liveness(c, c->live, 0, len - 1, NULL);
+	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);
 }
 
-int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
-	       struct bpfa_loops_result *res)
+/* For the next round: the budget slot of each body (and body kept) by its output insn. */
+static int next_ext(struct pctx *c)
+{
+	__u32 k;
+
+	c->oext = palloc(c, c->n, sizeof(*c->oext));
+	if (!c->oext)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	for (k = 0; k < c->nloops; k++)
+		c->oext[c->loops[k].body_pos] = (__s16)BB_BUDGET(c->loops[k].td);
+	for (k = 0; k < c->nfn; k++)
+		if (c->funcs[k].ext)
+			c->oext[c->lpos[L_ENTRY(c, c->funcs[k].start)]] = c->funcs[k].ext;
+	return 0;
+}
+
+static int one_round(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
+		     struct bpfa_loops_result *res, const __u32 *pre, const __s16 *ext,
+		     __u32 round, __u32 **osrc, __s16 **oext)
 {
 	struct pctx *c;
 	int err;
@@ -1490,7 +2413,12 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	c->in = insns;
 	c->len = len;
 	c->res = res;
-	run(c, len);
+	c->pre = pre;
+	c->pre_len = len;
+	c->ext = ext;
+	c->round = round;
+	if (!run(c, len))
+		next_ext(c);
 	pfree(c, c->second);
 	pfree(c, c->substart);
 	pfree(c, c->vis);
@@ -1499,11 +2427,23 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	pfree(c, c->llive);
 	pfree(c, c->ty);
 	pfree(c, c->work);
+	pfree(c, c->dfs);
+	pfree(c, c->uvis);
+	pfree(c, c->ub);
+	pfree(c, c->btf_offs);
+	pfree(c, c->scc);
+	pfree(c, c->tlow);
+	pfree(c, c->tstack);
+	pfree(c, c->tcall);
+	pfree(c, c->fn);
+	pfree(c, c->funcs);
 	pfree(c, c->fx);
 	pfree(c, c->lpos);
 	err = c->err;
 	if (err) {
 		pfree(c, c->o);
+		pfree(c, c->osrc);
+		pfree(c, c->oext);
 		pfree(c, res->btf);
 		pfree(c, res->func_info);
 		pfree(c, res->line_info);
@@ -1514,8 +2454,67 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 		res->insns = c->o;
 		res->len = c->n;
 		res->loops = c->nloops;
+		*osrc = c->osrc;
+		*oext = c->oext;
 	}
 	env->free(env->ctx, c);
+	return err;
+}
+
+/*
+ * Round 0 outlines the outermost loops; a nested loop's may_goto stays in
+ * its outer body, and the next round, run on the output (with the BTF,
+ * func_info and line_info the round made), outlines it inside that body,
+ * sharing the body's budget slot.  Errors name original insns through the
+ * composed maps.
+ */
+int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
+	       struct bpfa_loops_result *res)
+{
+	struct bpfa_loops_result nres;
+	struct bpfa_loops_env e2;
+	__u32 *pre = NULL, *osrc = NULL, round, j;
+	__s16 *ext = NULL, *oext = NULL;
+	int err;
+
+	err = one_round(env, insns, len, res, NULL, NULL, 0, &pre, &ext);
+	for (round = 1; !err && bpfa_loops_needed(res->insns, res->len); round++) {
+		if (round == BPFA_LOOPS_MAX_DEPTH) {
+			bpfa_loops_free(env, res);
+			err = set_msg(res, 0, MG "loops nested more than %u deep are not supported",
+				      BPFA_LOOPS_MAX_DEPTH);
+			break;
+		}
+		e2 = *env;
+		e2.has_btf = true;
+		e2.btf = res->btf;
+		e2.btf_size = res->btf_size;
+		e2.func_info = res->func_info;
+		e2.func_info_cnt = res->func_info_cnt;
+		e2.func_info_rec_size = sizeof(struct bpf_func_info);
+		e2.line_info = res->line_info;
+		e2.line_info_cnt = res->line_info_cnt;
+		e2.line_info_rec_size = sizeof(struct bpf_line_info);
+		e2.nr_cpu_ids = 0;	/* already bounded */
+		err = one_round(&e2, res->insns, res->len, &nres, pre, ext, round, &osrc, &oext);
+		bpfa_loops_free(env, res);
+		if (err) {
+			*res = nres;
+			break;
+		}
+		for (j = 0; j < nres.len; j++)	/* output -> lowered insn */
+			osrc[j] = osrc[j] < res->len ? pre[osrc[j]] : 0;
+		nres.loops += res->loops;
+		*res = nres;
+		env->free(env->ctx, pre);
+		env->free(env->ctx, ext);
+		pre = osrc;
+		ext = oext;
+	}
+	if (pre)
+		env->free(env->ctx, pre);
+	if (ext)
+		env->free(env->ctx, ext);
 	return err;
 }
 

@@ -28,6 +28,7 @@
 #define BPFA_LOOPS_MAX_INSNS	65536
 #define BPFA_LOOPS_MSG_LEN	224
 #define BPFA_LOOPS_MAX_OUT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
+#define BPFA_LOOPS_MAX_DEPTH	4		/* loops nested in loops */
 
 static inline bool bpfa_is_may_goto(const struct bpf_insn *insn)
 {
@@ -57,6 +58,8 @@ struct bpfa_loops_env {
 	__u32 func_info_cnt, func_info_rec_size;
 	const void *line_info;
 	__u32 line_info_cnt, line_info_rec_size;
+	/* The kernel's nr_cpu_ids (0: unknown): bounds bpf_get_smp_processor_id(). */
+	__u32 nr_cpu_ids;
 };
 
 struct bpfa_loops_result {

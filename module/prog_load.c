@@ -403,6 +403,7 @@ static int apply_loops(struct prog_load *pl, const struct bpfa_lower_result *res
 
 	env.new_idx = res->new_idx;
 	env.old_len = pl->len;
+	env.nr_cpu_ids = nr_cpu_ids;
 	env.has_btf = kattr->func_info_cnt || kattr->line_info_cnt || kattr->core_relo_cnt;
 	if (kattr->core_relo_cnt) {
 		prog_log(&pl->attr,

@@ -411,6 +411,22 @@ static void check_targets(const struct bpf_insn *p, uint32_t n)
 	free(second);
 }
 
+/* Debugging aid: writes insns to the file named by env var name, if set. */
+static void dump_insns(const char *name, const struct bpf_insn *insns, uint32_t n)
+{
+	const char *path = getenv(name);
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "wb");
+	if (!f)
+		return;
+	if (n)
+		fwrite(insns, sizeof(*insns), n, f);
+	fclose(f);
+}
+
 /* The loop pass on a lowered program with may_goto (jit/loops.c). */
 static void check_loops(const struct bpfa_lower_result *res, uint32_t in_len,
 			const struct fenv *fe, const struct bpfa_raise_env *renv)
@@ -425,6 +441,7 @@ static void check_loops(const struct bpfa_lower_result *res, uint32_t in_len,
 	int err;
 
 	err = bpfa_loops(&lenv, res->insns, res->len, &lr);
+	dump_insns("LOWER_FUZZ_DUMP_LOOPS", err ? NULL : lr.insns, err ? 0 : lr.len);
 	if (getenv("LOWER_FUZZ_VERBOSE"))
 		fprintf(stderr, "loops: %d len %u loops %u %s", err, lr.len, lr.loops,
 			err ? lr.msg : "\n");
@@ -514,6 +531,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      "message not newline-terminated");
 	} else {
 		check_lowered(&res, n, names_hidden_reg(in, n));
+		dump_insns("LOWER_FUZZ_DUMP_LOWERED", res.insns, res.len);
 		if (bpfa_loops_needed(res.insns, res.len))
 			check_loops(&res, n, &fe, &renv);
 		verifier_convert(res.insns, res.len, &fe);

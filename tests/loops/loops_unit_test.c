@@ -277,19 +277,78 @@ TEST(list_walk_100k)
 		EXPECT_EQ(0, live_allocs);					\
 	} while (0)
 
-TEST(refuses_stack_in_loop)
+/*
+ * A loop that keeps its counter and sum in stack slots (clang's spills):
+ * the body mirrors them at the same offsets, the driver copies them in and
+ * the written ones back.  ctx[0] = n; r0 = sum of 0..n-1 + the slot the loop
+ * only reads (7).
+ */
+static const struct bpf_insn stack_prog[] = {
+	LDX(8, 1, 0),		/* 0: n */
+	MOV_K(6, 0),		/* 1 */
+	STX(10, 6, -8),		/* 2: i = 0 */
+	STX(10, 6, -16),	/* 3: sum = 0 */
+	MOV_K(6, 7),		/* 4 */
+	STX(10, 6, -24),	/* 5: read-only slot */
+	MAY_GOTO(8),		/* 6: head -> 15 */
+	LDX(6, 10, -8),		/* 7: i */
+	JX(BPF_JGE, 6, 8, 6),	/* 8 -> 15 */
+	LDX(7, 10, -16),	/* 9 */
+	ADD_X(7, 6),		/* 10 */
+	STX(10, 7, -16),	/* 11 */
+	ADD_K(6, 1),		/* 12 */
+	STX(10, 6, -8),		/* 13 */
+	JA(-9),			/* 14 -> 6 */
+	LDX(0, 10, -16),	/* 15 */
+	LDX(7, 10, -24),	/* 16 */
+	ADD_X(0, 7),		/* 17 */
+	EXIT,
+};
+
+TEST(stack_slots_are_mirrored)
+{
+	uint64_t ctx[1] = { 1000 };
+
+	ASSERT_EQ(999 * 1000 / 2 + 7, SAME_RESULT(stack_prog, ctx, 1));
+	ctx[0] = 0;
+	ASSERT_EQ(7, SAME_RESULT(stack_prog, ctx, 1));
+}
+
+/* A stack pointer kept in a register across the head is re-derived in the body. */
+TEST(stack_pointer_rederived)
+{
+	const struct bpf_insn p[] = {
+		MOV_X(9, 10),		/* 0 */
+		ADD_K(9, -8),		/* 1: r9 = fp - 8 */
+		MOV_K(6, 0),		/* 2 */
+		STX(9, 6, 0),		/* 3 */
+		MAY_GOTO(5),		/* 4: head -> 10 */
+		LDX(6, 9, 0),		/* 5 */
+		ADD_K(6, 3),		/* 6 */
+		STX(9, 6, 0),		/* 7 */
+		JK(BPF_JLT, 6, 300, -5),	/* 8 -> 4 */
+		JA(0),			/* 9 */
+		LDX(0, 10, -8),		/* 10 */
+		EXIT,
+	};
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(300, SAME_RESULT(p, ctx, 1));
+}
+
+TEST(refuses_stack_pointer_stored_to_memory)
 {
 	const struct bpf_insn p[] = {
 		MOV_K(6, 0),
 		MAY_GOTO(3),
-		STX(10, 6, -8),
+		STX(1, 10, 0),
 		ADD_K(6, 1),
 		JA(-4),
 		MOV_X(0, 6),
 		EXIT,
 	};
 
-	REFUSED(p, "may_goto (can_loop/cond_break) loop at insn 1 uses the stack");
+	REFUSED(p, "stores a stack pointer to memory");
 }
 
 TEST(refuses_ctx_used_in_loop)
@@ -321,10 +380,45 @@ TEST(refuses_register_written_on_some_paths)
 		EXIT,
 	};
 
-	REFUSED(p, "R6 may be uninitialised where the loop exits");
+	REFUSED(p, "R6 may be uninitialised where the loop is entered");
 }
 
-TEST(refuses_nested_loop)
+/* Nested loops: the inner may_goto is outlined in a second round, inside the outer body. */
+static const struct bpf_insn nested_prog[] = {
+	LDX(8, 1, 0),		/* 0: n */
+	MOV_K(6, 0),		/* 1: sum */
+	MOV_K(7, 0),		/* 2: i */
+	MAY_GOTO(9),		/* 3: outer head -> 13 */
+	JX(BPF_JGE, 7, 8, 8),	/* 4 -> 13 */
+	MOV_K(5, 0),		/* 5: j */
+	MAY_GOTO(4),		/* 6: inner head -> 11 */
+	JX(BPF_JGE, 5, 7, 3),	/* 7 -> 11 */
+	ADD_X(6, 5),		/* 8 */
+	ADD_K(5, 1),		/* 9 */
+	JA(-5),			/* 10 -> 6 */
+	ADD_K(7, 1),		/* 11 */
+	JA(-10),		/* 12 -> 3 */
+	MOV_X(0, 6),		/* 13 */
+	EXIT,
+};
+
+TEST(nested_loops)
+{
+	uint64_t ctx[1] = { 50 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(19600, SAME_RESULT(nested_prog, ctx, 1));	/* C(50, 3) */
+	ASSERT_EQ(0, bpfa_loops(&env, nested_prog, N(nested_prog), &res));
+	EXPECT_EQ(2, res.loops);
+	/* main, then per loop a callback and a body */
+	EXPECT_EQ(5, res.func_info_cnt);
+	EXPECT_FALSE(bpfa_loops_needed(res.insns, res.len));
+	bpfa_loops_free(&env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+/* An inner loop without may_goto stays a bounded loop in the body. */
+TEST(nested_bounded_loop)
 {
 	const struct bpf_insn p[] = {
 		MOV_K(6, 0),		/* 0 */
@@ -332,18 +426,59 @@ TEST(refuses_nested_loop)
 		MOV_K(7, 0),		/* 2 */
 		ADD_K(7, 1),		/* 3: inner */
 		JK(BPF_JLT, 7, 4, -2),	/* 4 -> 3 */
-		ADD_K(6, 1),		/* 5 */
-		JA(-6),			/* 6 -> 1 */
+		ADD_X(6, 7),		/* 5 */
+		JK(BPF_JLT, 6, 40, -6),	/* 6 -> 1 */
 		MOV_X(0, 6),		/* 7 */
 		EXIT,
 	};
+	uint64_t ctx[1] = { 0 };
 
-	REFUSED(p, "contains a nested loop");
+	ASSERT_EQ(40, SAME_RESULT(p, ctx, 1));
 }
 
-TEST(refuses_entry_in_the_middle)
+/*
+ * The budget is the function's, shared by nested loops as upstream's: an
+ * endless inner loop uses it up, then the outer loop's may_goto exits too.
+ */
+TEST(nested_loops_share_the_budget)
 {
 	const struct bpf_insn p[] = {
+		MOV_X(9, 1),		/* 0 */
+		MOV_K(6, 0),		/* 1 */
+		MOV_K(7, 0),		/* 2 */
+		MAY_GOTO(5),		/* 3: outer -> 9 */
+		MAY_GOTO(2),		/* 4: inner -> 7 */
+		ADD_K(6, 1),		/* 5 */
+		JA(-3),			/* 6 -> 4 */
+		ADD_K(7, 1),		/* 7 */
+		JK(BPF_JLT, 7, 3, -6),	/* 8 -> 3 */
+		STX(9, 7, 0),		/* 9 */
+		MOV_X(0, 6),		/* 10 */
+		EXIT,
+	};
+	uint64_t ctx[1] = { 0 };
+
+	ASSERT_EQ(BPFA_MAX_LOOPS - 1, SAME_RESULT(p, ctx, 1));
+}
+
+/* clang's rotated loops: entered at E, the lowest insn elsewhere. */
+TEST(loop_entered_in_the_middle)
+{
+	const struct bpf_insn p[] = {
+		LDX(8, 1, 0),		/* 0: n */
+		MOV_K(6, 0),		/* 1 */
+		MOV_K(7, 0),		/* 2 */
+		JA(3),			/* 3 -> 7: enter at E */
+		ADD_X(6, 7),		/* 4: body, below E */
+		ADD_K(7, 1),		/* 5 */
+		MOV_K(0, 0),		/* 6 */
+		MAY_GOTO(2),		/* 7: E -> 10 */
+		JX(BPF_JLT, 7, 8, -5),	/* 8 -> 4 */
+		JA(0),			/* 9 */
+		MOV_X(0, 6),		/* 10 */
+		EXIT,
+	};
+	const struct bpf_insn two_entries[] = {
 		MOV_K(6, 0),		/* 0 */
 		JK(BPF_JEQ, 6, 1, 2),	/* 1 -> 4 */
 		MAY_GOTO(3),		/* 2: head -> 6 */
@@ -353,8 +488,10 @@ TEST(refuses_entry_in_the_middle)
 		MOV_X(0, 6),		/* 6 */
 		EXIT,
 	};
+	uint64_t ctx[1] = { 100 };
 
-	REFUSED(p, "entered other than at its head");
+	ASSERT_EQ(99 * 100 / 2, SAME_RESULT(p, ctx, 1));
+	REFUSED(two_entries, "is entered at insns 4 and 2");
 }
 
 /* A loop calling a subprogram: the call is relocated into the body. */
@@ -389,21 +526,163 @@ TEST(loop_calling_a_subprogram)
 	bpfa_loops_free(&env, &res);
 }
 
-TEST(refuses_may_goto_in_subprogram_and_btf_without_blob)
+/* A loop in a subprogram: its own budget, frame region and driver. */
+static const struct bpf_insn sub_loop_prog[] = {
+	LDX(1, 1, 0),		/* 0: n */
+	PCALL(5),		/* 1 -> 7 */
+	MOV_X(6, 0),		/* 2 */
+	MOV_K(1, 10),		/* 3 */
+	PCALL(2),		/* 4 -> 7 */
+	ADD_X(0, 6),		/* 5 */
+	EXIT,			/* 6 */
+	MOV_K(0, 0),		/* 7: sub(r1): sum of 0..r1-1 */
+	MOV_K(2, 0),		/* 8 */
+	STX(10, 1, -8),		/* 9: a spill, as clang does */
+	MAY_GOTO(5),		/* 10: head -> 16 */
+	LDX(3, 10, -8),		/* 11 */
+	JX(BPF_JGE, 2, 3, 3),	/* 12 -> 16 */
+	ADD_X(0, 2),		/* 13 */
+	ADD_K(2, 1),		/* 14 */
+	JA(-6),			/* 15 -> 10 */
+	EXIT,			/* 16 */
+};
+
+TEST(loop_in_a_subprogram)
+{
+	uint64_t ctx[1] = { 2000 };
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(1999 * 2000 / 2 + 45, SAME_RESULT(sub_loop_prog, ctx, 1));
+	ASSERT_EQ(0, bpfa_loops(&env, sub_loop_prog, N(sub_loop_prog), &res));
+	EXPECT_EQ(1, res.loops);
+	/* main, the subprogram, the callback and the body */
+	EXPECT_EQ(4, res.func_info_cnt);
+	bpfa_loops_free(&env, &res);
+}
+
+/*
+ * A loop inside a bpf_loop() callback: its own budget and driver; the
+ * callback's context argument passes the loop by (saved at the callback's
+ * entry, re-derived after the loop) and is written after it.
+ */
+#define LD_FUNC(d, rel)	I(BPF_LD | BPF_IMM | BPF_DW, d, BPF_PSEUDO_FUNC, 0, rel), I(0, 0, 0, 0, 0)
+static const struct bpf_insn cb_loop_prog[] = {
+	MOV_X(9, 1),		/* 0 */
+	MOV_K(1, 5),		/* 1 */
+	LD_FUNC(2, 6),		/* 2-3 -> 9 */
+	MOV_X(3, 9),		/* 4 */
+	MOV_K(4, 0),		/* 5 */
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop),	/* 6 */
+	LDX(0, 9, 0),		/* 7 */
+	EXIT,			/* 8 */
+	MOV_K(3, 0),		/* 9: cb(i, ctx): j */
+	MOV_K(4, 0),		/* 10: s */
+	MAY_GOTO(4),		/* 11: head -> 16 */
+	JX(BPF_JGT, 3, 1, 3),	/* 12 -> 16 */
+	ADD_X(4, 3),		/* 13 */
+	ADD_K(3, 1),		/* 14 */
+	JA(-5),			/* 15 -> 11 */
+	LDX(5, 2, 0),		/* 16 */
+	ADD_X(5, 4),		/* 17 */
+	STX(2, 5, 0),		/* 18 */
+	MOV_K(0, 0),		/* 19 */
+	EXIT,			/* 20 */
+};
+
+TEST(loop_in_a_callback)
+{
+	uint64_t ctx[1] = { 1000 };
+	struct bpfa_loops_result res;
+	unsigned int i;
+	bool saved = false;
+
+	/* 1000 + sum over i < 5 of i(i+1)/2 */
+	ASSERT_EQ(1000 + 0 + 1 + 3 + 6 + 10, SAME_RESULT(cb_loop_prog, ctx, 1));
+	/* The callback's r2 is re-derived, not carried as bits: a slot load after the loop. */
+	ASSERT_EQ(0, bpfa_loops(&env, cb_loop_prog, N(cb_loop_prog), &res));
+	for (i = 0; i < res.len; i++)
+		if (res.insns[i].code == (BPF_STX | BPF_MEM | BPF_DW) &&
+		    res.insns[i].dst_reg == 10 && res.insns[i].src_reg == 2)
+			saved = true;
+	EXPECT_TRUE(saved);
+	bpfa_loops_free(&env, &res);
+}
+
+/* Five loops nested: four rounds, then a refusal naming the depth. */
+TEST(refuses_loops_nested_five_deep)
+{
+	struct bpf_insn p[32];
+	unsigned int n = 0, d;
+
+	p[n++] = MOV_K(6, 0);
+	for (d = 0; d < 5; d++) {		/* heads at 1, 3, 5, 7, 9 */
+		p[n++] = MOV_K(1 + d, 0);
+		p[n++] = MAY_GOTO(0);		/* fixed below */
+	}
+	p[n++] = ADD_K(6, 1);			/* 11: innermost body */
+	for (d = 5; d-- > 0;) {			/* back edges, innermost first */
+		p[n++] = ADD_K(1 + d, 1);
+		p[n] = JK(BPF_JLT, 1 + d, 3, (__s16)((int)(2 + 2 * d) - (int)n - 1));
+		n++;
+	}
+	p[n++] = MOV_X(0, 6);
+	p[n++] = EXIT;
+	for (d = 0; d < 5; d++)			/* may_goto: leave to the end */
+		p[2 + 2 * d].off = (__s16)(n - 2 - (2 + 2 * d) - 1);
+	{
+		struct bpfa_loops_result res;
+
+		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, n, &res));
+		EXPECT_NE(NULL, strstr(res.msg, "loops nested more than 4 deep")) TH_LOG("%s", res.msg);
+		EXPECT_EQ(NULL, res.insns);
+		EXPECT_EQ(0, live_allocs);
+	}
+	/* Four may_goto loops deep is handled (the fifth a bounded loop): 3^5 runs. */
+	p[2 + 2 * 4] = MOV_K(0, 0);		/* the fifth may_goto gone */
+	{
+		uint64_t ctx[1] = { 0 };
+		struct bpf_insn q[32];
+
+		memcpy(q, p, sizeof(q));
+		ASSERT_EQ(243, ({
+			struct bpfa_loops_result r2;
+			struct bi vm = { 0 };
+			uint64_t v;
+
+			ASSERT_EQ(0, bpfa_loops(&env, q, n, &r2)) TH_LOG("%s", r2.msg);
+			v = bi_exec(&vm, r2.insns, r2.len, ctx);
+			ASSERT_FALSE(vm.fault) TH_LOG("%s", vm.why);
+			bpfa_loops_free(&env, &r2);
+			v;
+		}));
+	}
+}
+
+/* A frame too deep for the pass's slots: refused with E2BIG, named. */
+TEST(refuses_frame_too_deep_for_the_slots)
 {
 	const struct bpf_insn p[] = {
-		PCALL(2),
-		MOV_K(0, 0),
-		EXIT,
-		MAY_GOTO(0),
-		MOV_K(0, 0),
+		I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -480, 0),
+		MOV_K(6, 0),
+		MAY_GOTO(2),
+		ADD_K(6, 1),
+		JA(-3),
+		MOV_X(0, 6),
 		EXIT,
 	};
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(-E2BIG, bpfa_loops(&env, p, N(p), &res));
+	EXPECT_NE(NULL, strstr(res.msg, "bytes of stack below the function's 480")) TH_LOG("%s", res.msg);
+	EXPECT_EQ(0, live_allocs);
+}
+
+TEST(refuses_btf_without_blob)
+{
 	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
 	struct bpfa_loops_env benv = env;
 	struct bpfa_loops_result res;
 
-	REFUSED(p, "in a subprogram or callback");
 	benv.has_btf = true;
 	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
 	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
@@ -481,6 +760,61 @@ TEST(program_btf_is_extended)
 	EXPECT_EQ(0, live_allocs);
 }
 
+/* A loop in a GLOBAL subprogram of a program with BTF: its argument count comes from there. */
+TEST(loop_in_a_global_subprogram_with_btf)
+{
+	/* [1] int, [2] int (void), [3] FUNC main, [4] int (int a, int b), [5] FUNC sub */
+	static const char strs[] = "\0int\0main\0sub\0a\0b";
+	struct {
+		struct btf_header h;
+		__u32 t[4 + 3 + 3 + 7 + 3];
+		char s[sizeof(strs)];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_len = 80, .str_off = 80, .str_len = sizeof(strs) },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2,
+		       0, BTF_KIND_FUNC_PROTO << 24 | 2, 1, 14, 1, 16, 1,
+		       10, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 4 },
+	};
+	const struct bpf_insn p[] = {
+		LDX(1, 1, 0),		/* 0: a */
+		MOV_K(2, 7),		/* 1: b */
+		PCALL(1),		/* 2 -> 4 */
+		EXIT,			/* 3 */
+		MOV_K(0, 0),		/* 4: sub(a, b) = a * b */
+		MOV_K(3, 0),		/* 5 */
+		MAY_GOTO(4),		/* 6: head -> 11 */
+		JX(BPF_JGE, 3, 1, 3),	/* 7 -> 11 */
+		ADD_X(0, 2),		/* 8 */
+		ADD_K(3, 1),		/* 9 */
+		JA(-5),			/* 10 -> 6 */
+		EXIT,			/* 11 */
+	};
+	const struct bpf_func_info fi[2] = { { 0, 3 }, { 4, 5 } };
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+	uint64_t ctx[1] = { 300 };
+	struct bi vm = { 0 };
+
+	memcpy(blob.s, strs, sizeof(strs));
+	e.has_btf = true;
+	e.btf = &blob;
+	e.btf_size = sizeof(blob);
+	e.func_info = fi;
+	e.func_info_cnt = 2;
+	e.func_info_rec_size = sizeof(fi[0]);
+	ASSERT_EQ(0, bpfa_loops(&e, p, N(p), &res)) TH_LOG("%s", res.msg);
+	ASSERT_EQ(4, res.func_info_cnt);
+	EXPECT_EQ(3, res.func_info[0].type_id);
+	EXPECT_EQ(5, res.func_info[1].type_id);		/* the global sub keeps its record */
+	EXPECT_EQ(2100, bi_exec(&vm, res.insns, res.len, ctx));
+	EXPECT_FALSE(vm.fault) TH_LOG("%s", vm.why);
+	bpfa_loops_free(&e, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
 /* Errors name the ORIGINAL insn through the lowering's map. */
 TEST(error_names_original_insn)
 {
@@ -491,7 +825,7 @@ TEST(error_names_original_insn)
 		MOV_K(6, 0),
 		MOV_K(6, 0),
 		MAY_GOTO(3),		/* lowered 5: original 2 */
-		STX(10, 6, -8),
+		STX(1, 10, 0),
 		ADD_K(6, 1),
 		JA(-4),
 		MOV_X(0, 6),

@@ -148,31 +148,6 @@ bool up_on_module(void)
 	return access("/sys/module/bpf_arena", F_OK) == 0;
 }
 
-bool up_skip_if_loops_missing(const char *log)
-{
-	const char *m;
-
-	if (!up_on_module() || !log)
-		return false;
-	/* 6.1 has neither bounded back-edges in these forms nor may_goto (0xe5, can_loop). */
-	m = strstr(log, "back-edge from insn");
-	if (!m)
-		m = strstr(log, "infinite loop detected");
-	if (!m)
-		m = strstr(log, "unknown opcode e5");
-	/* The loop pass (issue 13) names the shapes it does not handle yet. */
-	if (!m && strstr(log, "not supported on this kernel yet"))
-		m = strstr(log, "may_goto (can_loop/cond_break)");
-	if (m)	/* from the start of its line: the module's "bpf_arena: insn N: ..." */
-		while (m > log && m[-1] != '\n')
-			m--;
-	if (!m)
-		return false;
-	up_skip("needs loops on 6.1 (the loops issue); the load said: %.*s",
-		(int)strcspn(m, "\n"), m);
-	return true;
-}
-
 static const struct btf_var_secinfo *find_var(const struct btf *btf, const char *sec,
 					      const char *name)
 {
@@ -564,8 +539,6 @@ static void run_subtest(const struct up_obj *o, struct spec *specs, int n, struc
 	log_buf[0] = '\0';
 
 	err = bpf_object__load(obj);
-	if (err && !spec->expect_failure && up_skip_if_loops_missing(log_buf))
-		goto close;
 	if (spec->expect_failure && !err) {
 		up_fail("unexpected_load_success");
 		goto close;

@@ -60,13 +60,6 @@ static inline bool up_assert_ok_ptr(const void *p, const char *what)
 
 /* On 6.1 the module provides arena; on 6.12 the kernel does. */
 bool up_on_module(void);
-/*
- * Loop support: on 6.1 + module, a load that failed because 6.1's
- * verifier refuses the loop (a back-edge) is reported as a skip until the
- * loops issue lands; true (and the subtest marked skipped) when so.
- */
-bool up_skip_if_loops_missing(const char *log);
-
 /* The last lines of a verifier log, as TAP comments. */
 void up_emit_log(const char *log);
 
