@@ -270,4 +270,60 @@ TEST_F(opt, adjacent_loads_cost_one_instruction_each)
 	EXPECT_EQ(15 * 4, l16 - l1);
 }
 
+/*
+ * An entry point between a zero-extension and an access through the same
+ * base (jit/raise.c, ENTRY POINTS): L is reached from the cast just before
+ * it, where r2 is zero-extended, and by a jump from a block that sets bit
+ * 40 of r2.  The access's own `w2 = w2` must stay: left out, the second path
+ * would address kern_vm_start + 1 TiB, outside the arena's window (an oops,
+ * which the VM runner fails on).  With it, both paths read p + 8.
+ * ctx[0] = p, ctx[1] = path (0: fall-through, else the jump), ctx[2] = the load.
+ */
+static unsigned int join_prog(struct bpf_insn *p, int afd)
+{
+	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
+	struct bpf_insn hi[] = { I_LD_IMM64(8, 1ULL << 40) };
+	unsigned int n = 0;
+
+	p[n++] = I_MOV64_REG(6, 1);
+	p[n++] = m[0], p[n++] = m[1];
+	p[n++] = I_LDX(BPF_DW, 2, 6, 0);
+	p[n++] = I_LDX(BPF_DW, 7, 6, 8);
+	p[n++] = I_MOV64_IMM(3, -1);
+	p[n++] = I_JMP_IMM(BPF_JNE, 7, 0, 5);		/* 6: to 12 */
+	p[n++] = I_CAST_KERN(2, 2);			/* 7: r2 zero-extended */
+	p[n++] = I_LDX(BPF_DW, 3, 2, 8);		/* 8: L */
+	p[n++] = I_STX(BPF_DW, 6, 3, 16);
+	p[n++] = I_MOV64_IMM(0, 7);
+	p[n++] = I_EXIT();
+	p[n++] = I_CAST_KERN(2, 2);			/* 12 */
+	p[n++] = hi[0], p[n++] = hi[1];
+	p[n++] = I_ALU64_REG(BPF_ADD, 2, 8);		/* bit 40 set */
+	p[n++] = I_JA(-9);				/* 16: to L */
+	return n;
+}
+
+TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int n = join_prog(p, self->fd), i, path;
+
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
+	for (i = 0; i < 3; i++) {
+		char *q = self->base + 512 + 64 * i;
+
+		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		*(uint64_t *)(q + 8) = 0x5a5a000000000000ULL + i;
+		for (path = 0; path < 2; path++) {
+			uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
+
+			ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+			EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
+				TH_LOG("bpf_jit_harden %s, path %u", levels[i], path);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
