@@ -273,13 +273,16 @@ TEST_F(opt, adjacent_loads_cost_one_instruction_each)
 /*
  * An entry point between a zero-extension and an access through the same
  * base (jit/raise.c, ENTRY POINTS): L is reached from the cast just before
- * it, where r2 is zero-extended, and by a jump from a block that sets bit
- * 40 of r2.  The access's own `w2 = w2` must stay: left out, the second path
- * would address kern_vm_start + 1 TiB, outside the arena's window (an oops,
- * which the VM runner fails on).  With it, both paths read p + 8.
+ * it (r2 zero-extended) and by a jump from a block that adds bit 40 to r2.
+ * The raise must keep L's own `w2 = w2`: the block analysis may not carry
+ * the cast's zero-extension across L.  (The lowering makes arena pointer
+ * arithmetic 32-bit, so here bit 40 is gone before L either way and both
+ * paths read p + 8; what shows the raise's decision is the JIT size, below.)
+ * to_l: the jump goes to L; else to the cast before L, whose zero-extension
+ * then covers L on both paths and L's `w2 = w2` may be left out.
  * ctx[0] = p, ctx[1] = path (0: fall-through, else the jump), ctx[2] = the load.
  */
-static unsigned int join_prog(struct bpf_insn *p, int afd)
+static unsigned int join_prog(struct bpf_insn *p, int afd, bool to_l)
 {
 	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
 	struct bpf_insn hi[] = { I_LD_IMM64(8, 1ULL << 40) };
@@ -298,8 +301,8 @@ static unsigned int join_prog(struct bpf_insn *p, int afd)
 	p[n++] = I_EXIT();
 	p[n++] = I_CAST_KERN(2, 2);			/* 12 */
 	p[n++] = hi[0], p[n++] = hi[1];
-	p[n++] = I_ALU64_REG(BPF_ADD, 2, 8);		/* bit 40 set */
-	p[n++] = I_JA(-9);				/* 16: to L */
+	p[n++] = I_ALU64_REG(BPF_ADD, 2, 8);		/* bit 40 */
+	p[n++] = I_JA(to_l ? -9 : -10);			/* 16: to L, or to the cast */
 	return n;
 }
 
@@ -307,23 +310,36 @@ TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
 {
 	static const char *levels[] = { "0", "1", "2" };
 	struct bpf_insn p[64];
-	unsigned int n = join_prog(p, self->fd), i, path;
+	unsigned int n, i, path, to_l;
+	uint32_t len[2];
 
-	if (kernel_has_native_arena())
-		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	for (i = 0; i < 3; i++) {
-		char *q = self->base + 512 + 64 * i;
+	for (to_l = 0; to_l < 2; to_l++) {
+		n = join_prog(p, self->fd, to_l);
+		for (i = 0; i < 3; i++) {
+			char *q = self->base + 512 + 64 * i;
 
-		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
-		*(uint64_t *)(q + 8) = 0x5a5a000000000000ULL + i;
-		for (path = 0; path < 2; path++) {
-			uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
+			ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+			*(uint64_t *)(q + 8) = 0x5a5a000000000000ULL + i;
+			for (path = 0; path < 2; path++) {
+				uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
 
-			ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
-			EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
-				TH_LOG("bpf_jit_harden %s, path %u", levels[i], path);
+				ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+				EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
+					TH_LOG("to L %u, bpf_jit_harden %s, path %u", to_l,
+					       levels[i], path);
+			}
 		}
 	}
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
+	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	for (to_l = 0; to_l < 2; to_l++) {
+		len[to_l] = jited_len(_metadata, p, join_prog(p, self->fd, to_l));
+		ASSERT_NE(0, len[to_l]);
+	}
+	TH_LOG("jited bytes: jump to the cast %u, jump to L %u", len[0], len[1]);
+	/* L keeps `mov esi, esi` (r2 is rsi): 2 bytes */
+	EXPECT_EQ(2, len[1] - len[0]);
 }
 
 TEST_HARNESS_MAIN
