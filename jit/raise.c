@@ -298,13 +298,29 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  * walk below keeps, inside one basic block, two facts about the program as
  * it will run after the raise:
  *
- *  zext: registers whose upper 32 bits are known zero.  Set by an executed
- *    `wX = wY` / `wX = imm` (BPF_ALU | BPF_MOV, off 0: the BPF ISA zero-
- *    extends every 32-bit ALU result; 6.1's x86 JIT emits a 32-bit mov for
- *    both, also for X == Y, emit_mov_reg()/emit_mov_imm32(), and does not
- *    ask the verifier for explicit zext), by a LOAD form of size B/H/W (a
- *    movzx/32-bit mov, or 0 from the fault fixup) and by a form's kept
- *    `wS = wS`; cleared by any other write to the register.
+ *  zext: registers whose upper 32 bits are known zero in the machine
+ *    register (what the raised code reads, not only the verifier's model).
+ *    Set by
+ *    - any executed 32-bit ALU instruction (BPF_ALU, off 0) but a byte swap
+ *      (BPF_END: `le64`/`be64` are 64-bit in class ALU).  The BPF ISA zero-
+ *      extends every 32-bit ALU result, 6.1's x86 JIT does not ask the
+ *      verifier for explicit zext (bpf_jit_needs_zext() is false), and the
+ *      verifier's own range tracking already relies on it (zext_32_to_64()
+ *      after every ALU32 op).  In do_jit() each such op ends in a 32-bit x86
+ *      op on the destination (mov/add/sub/and/or/xor/neg/imul/shl/shr/sar,
+ *      `mov e_dst, eax|edx` after a 32-bit div) or in a 64-bit `mov dst, r11`
+ *      of a value a 32-bit op just wrote (div, and shifts when dst is rcx);
+ *      `mov eX, eX` is emitted also for X == X (emit_mov_reg());
+ *    - a plain LDX of size B/H/W (BPF_MEM: movzx or a 32-bit mov; not the
+ *      PROBE modes) and a LOAD form of size B/H/W (the same, or 0 from the
+ *      fault fixup);
+ *    - a 64-bit copy `rX = rY` (off 0, imm 0) of a register in zext: the
+ *      same bits;
+ *    - a form's kept `wS = wS`.
+ *    Cleared by any other write to the register.  (The one verifier patch
+ *    that writes the upper half after a 32-bit def, BPF_F_TEST_RND_HI32's
+ *    poisoning, goes through AX, which ends a block; and the module refuses
+ *    that flag for arena programs, module/prog_load.c.)
  *  ax: AX == kern_vm_start + rS for base S, computed by the last raised
  *    LOAD/STX/ST form, with rS not written since.
  *
@@ -431,11 +447,17 @@ static void opt_step(struct opt_state *st, const struct bpf_insn *p)
 	}
 	switch (cls) {
 	case BPF_ALU:
-		opt_write(st, p->dst_reg, BPF_OP(p->code) == BPF_MOV && p->off == 0);
+		opt_write(st, p->dst_reg, BPF_OP(p->code) != BPF_END && p->off == 0);
 		break;
 	case BPF_ALU64:
+		opt_write(st, p->dst_reg,
+			  p->code == (BPF_ALU64 | BPF_MOV | BPF_X) && !p->off && !p->imm &&
+			  p->src_reg <= R_MAX && (st->zext & (1u << p->src_reg)));
+		break;
 	case BPF_LDX:
-		opt_write(st, p->dst_reg, false);
+		opt_write(st, p->dst_reg, p->code == (BPF_LDX | BPF_MEM | BPF_W) ||
+			  p->code == (BPF_LDX | BPF_MEM | BPF_H) ||
+			  p->code == (BPF_LDX | BPF_MEM | BPF_B));
 		break;
 	case BPF_LD:
 		if (p->code == (BPF_LD | BPF_IMM | BPF_DW))

@@ -21,6 +21,7 @@
 #define COMP_VAL	0xffff888012345678ull
 #define AX		BPFA_REG_AX
 #define MAXN		64
+#define N(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
 					   .off = (o), .imm = (i) })
@@ -346,19 +347,56 @@ static int writer_drops(struct __test_metadata *_metadata, struct bpf_insn write
 	return rr.dropped_zext;
 }
 
-TEST(zero_extending_writes)
+/* Every 32-bit ALU op but the byte swaps, as X and as K. */
+TEST(zero_extending_alu32)
+{
+	static const __u8 ops[] = {
+		BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_OR, BPF_AND, BPF_LSH, BPF_RSH,
+		BPF_XOR, BPF_MOD, BPF_ARSH, BPF_MOV,
+	};
+	const struct bpf_insn nop = MOV64_REG(5, 5);
+	unsigned int k;
+
+	for (k = 0; k < N(ops); k++) {
+		EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | ops[k] | BPF_X, 2, 7, 0, 0), nop))
+			TH_LOG("op %x X", ops[k]);
+		EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | ops[k] | BPF_K, 2, 0, 0, 3), nop))
+			TH_LOG("op %x K", ops[k]);
+	}
+	EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | BPF_NEG, 2, 0, 0, 0), nop));
+	/* le64/be64 are 64-bit; the walk claims no byte swap */
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 64), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 32), nop));
+	/* off != 0: movsx / sdiv on 6.6+ (6.1 refuses them) */
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_MOV | BPF_X, 2, 7, 8, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_DIV | BPF_X, 2, 7, 1, 0), nop));
+}
+
+TEST(zero_extending_loads_and_copies)
 {
 	const struct bpf_insn nop = MOV64_REG(5, 5);
 
-	EXPECT_EQ(1, writer_drops(_metadata, MOV32_REG(2, 7), nop));
-	EXPECT_EQ(1, writer_drops(_metadata, MOV32_IMM(2, -1), nop));
-	/* 64-bit writes, other 32-bit ALU (the walk claims only mov) */
+	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_W, 2, 10, -8), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_H, 2, 10, -8), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_B, 2, 10, -8), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, LDX(BPF_DW, 2, 10, -8), nop));
+	/* BPF_PROBE_MEM (0x20) and MEMSX are not claimed */
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_LDX | 0x20 | BPF_W, 2, 7, 0, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_LDX | BPFA_MODE_MEMSX | BPF_W, 2, 7, 0, 0),
+				  nop));
+	/* a copy of a zero-extended register is; of another, not */
+	EXPECT_EQ(1, writer_drops(_metadata, MOV32_REG(7, 7), MOV64_REG(2, 7)));
+	EXPECT_EQ(0, writer_drops(_metadata, MOV64_REG(7, 7), MOV64_REG(2, 7)));
+	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(7, 7), MOV64_REG(2, 10)));
+	/* an addr_space_cast-shaped copy (off 1) is no plain copy */
+	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(7, 7), I(BPF_ALU64 | BPF_MOV | BPF_X,
+								 2, 7, 1, 1)));
+	/* 64-bit writes */
 	EXPECT_EQ(0, writer_drops(_metadata, nop, nop));
 	EXPECT_EQ(0, writer_drops(_metadata, MOV64_REG(2, 7), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, ALU32_IMM(BPF_ADD, 2, 1), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 64), nop));
-	/* a 32-bit mov with off (movsx on 6.6+; 6.1 refuses it) */
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_MOV | BPF_X, 2, 7, 8, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, ALU64_IMM(BPF_AND, 2, 0xff), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, MOV64_IMM(2, 1), nop));
 	/* the zero-extended register is another one */
 	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(3, 7), nop));
 }
@@ -370,7 +408,8 @@ TEST(what_forgets_zero_extension)
 	EXPECT_EQ(1, writer_drops(_metadata, w, STX(BPF_DW, 10, 2, -8)));
 	EXPECT_EQ(1, writer_drops(_metadata, w, MOV32_REG(3, 2)));
 	EXPECT_EQ(0, writer_drops(_metadata, w, ALU64_IMM(BPF_ADD, 2, 1)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, LDX(BPF_W, 2, 10, -8)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, LDX(BPF_DW, 2, 10, -8)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64)));
 	EXPECT_EQ(0, writer_drops(_metadata, w, CALL(1)));
 	EXPECT_EQ(0, writer_drops(_metadata, w, EXIT));
 	EXPECT_EQ(0, writer_drops(_metadata, w, ATOM(BPF_DW, 10, 2, -8, BPF_ADD | BPF_FETCH)));
@@ -378,6 +417,7 @@ TEST(what_forgets_zero_extension)
 	/* any instruction naming AX: a verifier patch */
 	EXPECT_EQ(0, writer_drops(_metadata, w, MOV64_IMM(AX, 0)));
 	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_ALU64 | BPF_OR | BPF_X, 5, AX, 0, 0)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, MOV32_REG(2, AX)));
 	/* LD_ABS clobbers r0-r5 */
 	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 0)));
 }

@@ -43,6 +43,7 @@ fuzz-seeds: $(patsubst $(TOP)/tests/%.c,$(FUZZ_DIR)/dump_%,$(FUZZ_DUMP_TESTS))
 	@python3 $(TOP)/tests/fuzz/objseed.py $(FUZZ_SEEDS) $(FUZZ_BPF_OBJS)
 	@cp $(TOP)/tests/fuzz/seeds/* $(FUZZ_SEEDS)/ 2>/dev/null || true
 	@cp $(FUZZ_FINDINGS) $(FUZZ_SEEDS)/ 2>/dev/null || true
+	@python3 $(TOP)/tests/fuzz/raise_seeds.py $(FUZZ_SEEDS)
 	@echo "fuzz seeds: $$(ls $(FUZZ_SEEDS) | wc -l) in $(FUZZ_SEEDS)"
 
 fuzz-build: $(FUZZ_BIN) fuzz-seeds

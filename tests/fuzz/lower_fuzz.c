@@ -240,6 +240,45 @@ static bool writes_reg(const struct bpf_insn *p, uint8_t r)
 }
 
 /*
+ * Is r zero-extended in the machine register just before opt[k]?  Follows the
+ * block back to the last write of r (no entry point may lie in between, and
+ * there must be a write) and accepts only what 6.1's x86 JIT zero-extends,
+ * argued from do_jit(), not from jit/raise.c: any 32-bit ALU op with off 0
+ * but BPF_END (le64/be64 are 64-bit); an LDX BPF_MEM of size B/H/W (movzx,
+ * mov r32); a 64-bit copy `rX = rY` (off 0, imm 0) of a register that is
+ * itself zero-extended there (checked the same way, further back).
+ */
+static void check_zext(const struct bpf_insn *opt, const uint8_t *osec, const uint8_t *tgt,
+		       uint32_t k, uint8_t r, uint32_t form)
+{
+	const struct bpf_insn *q;
+	uint32_t j;
+
+	CHECK(k > 0, "insn %u: zext of r%u dropped at the entry", form, r);
+	for (j = k; j-- > 0;) {
+		CHECK(!tgt[j + 1], "insn %u: zext of r%u dropped across a jump target %u", form, r,
+		      j + 1);
+		if (osec[j])
+			continue;	/* second half of an ld_imm64: data */
+		if (writes_reg(&opt[j], r))
+			break;
+		CHECK(j > 0, "insn %u: zext of r%u dropped, no write before", form, r);
+	}
+	q = &opt[j];
+	if (q->code == (BPF_ALU64 | BPF_MOV | BPF_X) && !q->off && !q->imm && q->dst_reg == r &&
+	    q->src_reg <= 10) {
+		check_zext(opt, osec, tgt, j, q->src_reg, form);
+		return;
+	}
+	CHECK((BPF_CLASS(q->code) == BPF_ALU && BPF_OP(q->code) != BPF_END && !q->off &&
+	       q->dst_reg == r) ||
+	      q->code == (BPF_LDX | BPF_MEM | BPF_W) || q->code == (BPF_LDX | BPF_MEM | BPF_H) ||
+	      q->code == (BPF_LDX | BPF_MEM | BPF_B),
+	      "insn %u: zext of r%u dropped after insn %u (code %02x off %d)", form, r, j, q->code,
+	      q->off);
+}
+
+/*
  * Independent check of the raise's optimisations (jit/raise.c, OPTIMISATIONS):
  * opt may differ from full (the same input raised without them) only by `ja +0`
  * in place of a kept `wS = wS` or of the `AX = kern; AX += rS` slots, and
@@ -315,25 +354,7 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 					fprintf(stderr, "%u: %02x %u %u %d %x | full %02x %u %u tgt %u\n", q,
 						opt[q].code, opt[q].dst_reg, opt[q].src_reg, opt[q].off,
 						opt[q].imm, full[q].code, full[q].dst_reg, full[q].src_reg, tgt[q]);
-			for (j = k; j-- > 0;) {
-				CHECK(!tgt[j + 1], "insn %u: zext of r%u dropped across a jump target %u",
-				      i, r, j + 1);
-				if (osec[j])
-					continue;	/* second half of an ld_imm64: data */
-				if (writes_reg(&opt[j], r))
-					break;
-				CHECK(j > 0, "insn %u: zext of r%u dropped, no write before", i, r);
-			}
-			CHECK(opt[j].code == (BPF_ALU | BPF_MOV | BPF_X) ||
-			      opt[j].code == (BPF_ALU | BPF_MOV | BPF_K) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_W) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_H) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_B),
-			      "insn %u: zext of r%u dropped after insn %u (code %02x)", i, r, j,
-			      opt[j].code);
-			/* a 32-bit mov with off != 0 would be movsx (6.6+), not a zext */
-			CHECK(BPF_CLASS(opt[j].code) != BPF_ALU || !opt[j].off,
-			      "insn %u: writer %u has off", i, j);
+			check_zext(opt, osec, tgt, k, r, i);
 		}
 		if (addax) {
 			/* reused AX: the access at i + 1 follows a chain back to an AX += rS */
