@@ -5,6 +5,8 @@
 #                             replay tests/fuzz/findings/ (past findings, now regressions),
 #                             then fuzz; fails on any crash (reproducers: $(BUILD)/fuzz/artifacts)
 #   make fuzz-findings        replay tests/fuzz/findings/ only
+#   make raise-stats          the raise's optimisations on the test and bench BPF objects
+#                             (forms, zero-extensions left out, bases reused; tests/fuzz/raise_stats.c)
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 180
 FUZZ_DIR := $(BUILD)/fuzz
@@ -47,6 +49,20 @@ fuzz-seeds: $(patsubst $(TOP)/tests/%.c,$(FUZZ_DIR)/dump_%,$(FUZZ_DUMP_TESTS))
 	@echo "fuzz seeds: $$(ls $(FUZZ_SEEDS) | wc -l) in $(FUZZ_SEEDS)"
 
 fuzz-build: $(FUZZ_BIN) fuzz-seeds
+
+RAISE_STATS := $(FUZZ_DIR)/raise_stats
+RAISE_STATS_OBJS = $(FUZZ_BPF_OBJS) $(wildcard $(BUILD)/bench/bpf/*.bpf.o)
+
+$(RAISE_STATS): $(TOP)/tests/fuzz/raise_stats.c $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) \
+		$(wildcard $(TOP)/jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Wextra -Werror -I$(TOP)/jit -I$(TOP)/tests/fuzz -o $@ $< $(FUZZ_JIT)
+
+.PHONY: raise-stats
+raise-stats: $(RAISE_STATS)
+	@rm -rf $(FUZZ_DIR)/stats-seeds
+	@python3 $(TOP)/tests/fuzz/objseed.py $(FUZZ_DIR)/stats-seeds $(RAISE_STATS_OBJS)
+	@$(RAISE_STATS) $(FUZZ_DIR)/stats-seeds/*
 
 # Each past finding runs once (libFuzzer runs file arguments and exits); any failure fails.
 fuzz-findings: $(FUZZ_BIN)
