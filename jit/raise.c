@@ -301,15 +301,16 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *  zext: registers whose upper 32 bits are known zero in the machine
  *    register (what the raised code reads, not only the verifier's model).
  *    Set by
- *    - any executed 32-bit ALU instruction (BPF_ALU, off 0) but a byte swap
- *      (BPF_END: `le64`/`be64` are 64-bit in class ALU).  The BPF ISA zero-
- *      extends every 32-bit ALU result, 6.1's x86 JIT does not ask the
- *      verifier for explicit zext (bpf_jit_needs_zext() is false), and the
- *      verifier's own range tracking already relies on it (zext_32_to_64()
- *      after every ALU32 op).  In do_jit() each such op ends in a 32-bit x86
- *      op on the destination (mov/add/sub/and/or/xor/neg/imul/shl/shr/sar,
- *      `mov e_dst, eax|edx` after a 32-bit div) or in a 64-bit `mov dst, r11`
- *      of a value a 32-bit op just wrote (div, and shifts when dst is rcx);
+ *    - any executed 32-bit ALU instruction (BPF_ALU, off 0, BPF_ADD ..
+ *      BPF_ARSH: every defined op but BPF_END, whose `le64`/`be64` are
+ *      64-bit in class ALU).  The BPF ISA zero-extends every 32-bit ALU
+ *      result, 6.1's x86 JIT does not ask the verifier for explicit zext
+ *      (bpf_jit_needs_zext() is false), and the verifier's own range
+ *      tracking already relies on it (zext_32_to_64() after every ALU32
+ *      op).  In do_jit() each such op ends in a 32-bit x86 op on the
+ *      destination (mov/add/sub/and/or/xor/neg/imul/shl/shr/sar, a 32-bit
+ *      div into eax/edx, then `mov e_dst, eax|edx`) or, for a shift whose
+ *      destination is rcx, in `mov rcx, r11` after a 32-bit shift of r11;
  *      `mov eX, eX` is emitted also for X == X (emit_mov_reg());
  *    - a plain LDX of size B/H/W (BPF_MEM: movzx or a 32-bit mov; not the
  *      PROBE modes) and a LOAD form of size B/H/W (the same, or 0 from the
@@ -447,7 +448,8 @@ static void opt_step(struct opt_state *st, const struct bpf_insn *p)
 	}
 	switch (cls) {
 	case BPF_ALU:
-		opt_write(st, p->dst_reg, BPF_OP(p->code) != BPF_END && p->off == 0);
+		/* BPF_ADD .. BPF_ARSH: the defined ops but BPF_END (0xe0, 0xf0: none) */
+		opt_write(st, p->dst_reg, BPF_OP(p->code) <= BPF_ARSH && p->off == 0);
 		break;
 	case BPF_ALU64:
 		opt_write(st, p->dst_reg,

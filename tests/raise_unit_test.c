@@ -368,6 +368,9 @@ TEST(zero_extending_alu32)
 	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 64), nop));
 	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64), nop));
 	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 32), nop));
+	/* no ALU op (the verifier refuses them) */
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | 0xe0 | BPF_X, 2, 7, 0, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | 0xf0 | BPF_K, 2, 0, 0, 3), nop));
 	/* off != 0: movsx / sdiv on 6.6+ (6.1 refuses them) */
 	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_MOV | BPF_X, 2, 7, 8, 0), nop));
 	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_DIV | BPF_X, 2, 7, 1, 0), nop));

@@ -244,7 +244,8 @@ static bool writes_reg(const struct bpf_insn *p, uint8_t r)
  * block back to the last write of r (no entry point may lie in between, and
  * there must be a write) and accepts only what 6.1's x86 JIT zero-extends,
  * argued from do_jit(), not from jit/raise.c: any 32-bit ALU op with off 0
- * but BPF_END (le64/be64 are 64-bit); an LDX BPF_MEM of size B/H/W (movzx,
+ * from BPF_ADD to BPF_ARSH (not BPF_END: le64/be64 are 64-bit; 0xe0/0xf0 are
+ * no ops); an LDX BPF_MEM of size B/H/W (movzx,
  * mov r32); a 64-bit copy `rX = rY` (off 0, imm 0) of a register that is
  * itself zero-extended there (checked the same way, further back).
  */
@@ -270,7 +271,7 @@ static void check_zext(const struct bpf_insn *opt, const uint8_t *osec, const ui
 		check_zext(opt, osec, tgt, j, q->src_reg, form);
 		return;
 	}
-	CHECK((BPF_CLASS(q->code) == BPF_ALU && BPF_OP(q->code) != BPF_END && !q->off &&
+	CHECK((BPF_CLASS(q->code) == BPF_ALU && BPF_OP(q->code) <= BPF_ARSH && !q->off &&
 	       q->dst_reg == r) ||
 	      q->code == (BPF_LDX | BPF_MEM | BPF_W) || q->code == (BPF_LDX | BPF_MEM | BPF_H) ||
 	      q->code == (BPF_LDX | BPF_MEM | BPF_B),
