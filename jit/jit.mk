@@ -9,6 +9,10 @@ $(BUILD)/tests/lower_unit_test: $(TOP)/tests/lower_unit_test.c $(JIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -o $@ $< $(JIT_SRCS)
 
+$(BUILD)/tests/raise_unit_test: $(TOP)/tests/raise_unit_test.c $(JIT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -o $@ $< $(TOP)/jit/raise.c
+
 # Host-only variant with ASan/UBSan (the VM gets the plain binary above).
 $(LOWER_UNIT_SAN): $(TOP)/tests/lower_unit_test.c $(JIT_DEPS)
 	@mkdir -p $(dir $@)

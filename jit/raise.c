@@ -298,17 +298,80 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  * walk below keeps, inside one basic block, two facts about the program as
  * it will run after the raise:
  *
- *  zext: registers whose upper 32 bits are known zero.  Set by an executed
- *    `wX = wY` / `wX = imm` (BPF_ALU | BPF_MOV, off 0: the BPF ISA zero-
- *    extends every 32-bit ALU result; 6.1's x86 JIT does it in hardware and
- *    does not ask the verifier for explicit zext) and by a form's kept
- *    `wS = wS`; cleared by any other write to the register.
+ *  zext: registers whose upper 32 bits are known zero in the machine
+ *    register (what the raised code reads, not only the verifier's model).
+ *    Set by
+ *    - any executed 32-bit ALU instruction (BPF_ALU, off 0, BPF_ADD ..
+ *      BPF_ARSH: every defined op but BPF_END, whose `le64`/`be64` are
+ *      64-bit in class ALU).  The BPF ISA zero-extends every 32-bit ALU
+ *      result, 6.1's x86 JIT does not ask the verifier for explicit zext
+ *      (bpf_jit_needs_zext() is false), and the verifier's own range
+ *      tracking already relies on it (zext_32_to_64() after every ALU32
+ *      op).  In do_jit() each such op ends in a 32-bit x86 op on the
+ *      destination (mov/add/sub/and/or/xor/neg/imul/shl/shr/sar, a 32-bit
+ *      div into eax/edx, then `mov e_dst, eax|edx`) or, for a shift whose
+ *      destination is rcx, in `mov rcx, r11` after a 32-bit shift of r11;
+ *      `mov eX, eX` is emitted also for X == X (emit_mov_reg());
+ *    - a plain LDX of size B/H/W (BPF_MEM: movzx or a 32-bit mov; not the
+ *      PROBE modes) and a LOAD form of size B/H/W (the same, or 0 from the
+ *      fault fixup);
+ *    - a 64-bit copy `rX = rY` (off 0, imm 0) of a register in zext: the
+ *      same bits;
+ *    - a form's kept `wS = wS`.
+ *    Cleared by any other write to the register.  (The one verifier patch
+ *    that writes the upper half after a 32-bit def, BPF_F_TEST_RND_HI32's
+ *    poisoning, goes through AX, which ends a block; and the module refuses
+ *    that flag for arena programs, module/prog_load.c.)
  *  ax: AX == kern_vm_start + rS for base S, computed by the last raised
  *    LOAD/STX/ST form, with rS not written since.
  *
- * A basic block ends (both facts are forgotten) at every jump, call or exit,
- * before every instruction some jump or call may land on (env->targets:
- * jumps, bpf-to-bpf calls, callback addresses; index 0), at every LD other
+ * WHAT THE WALK SEES.  The raise runs at bpf_int_jit_compile() entry
+ * (module/prog_hooks.c) on prog->insnsi, the very array it rewrites: the
+ * verified program after every verifier patch (dead code removed or turned
+ * into `ja -1`, ctx/misc fixups, bpf_loop inlining, nops removed), one
+ * function at a time when the program has subprograms (jit_subprogs()
+ * copies each function into its own prog).  Blocks are computed on that
+ * array, not on what the verifier walked.  Constant blinding runs after the
+ * raise, inside the JIT: it skips every instruction naming AX and every JA,
+ * and a patched instruction's jumps land on the start of its replacement,
+ * so it adds no entry point between two instructions of a block and writes
+ * only AX and the blinded instruction's own destination.
+ *
+ * ENTRY POINTS (mark_targets(); each one ends a block, both facts are
+ * forgotten there):
+ *  - index 0: the function's entry, and where a tail call enters;
+ *  - the target of every jump: BPF_JMP and BPF_JMP32 conditional jumps
+ *    (off), `ja` (BPF_JMP | BPF_JA, off) and `gotol` (BPF_JMP32 | BPF_JA,
+ *    imm; Debian's 6.1 has it: check_subprogs(), do_jit()).  These are all
+ *    of check_cfg()'s intra-function edges (visit_insn());
+ *  - bpf-to-bpf calls (BPF_JMP | BPF_CALL, src BPF_PSEUDO_CALL) and callback
+ *    references (ld_imm64 src BPF_PSEUDO_FUNC, e.g. bpf_loop's callback)
+ *    enter another function at its index 0: at JIT time their imm is no
+ *    longer a displacement (jit_subprogs() sets it to 1, then to the
+ *    callee's address), and a program with either has subprograms, so the
+ *    raise never sees a whole program with one.  Their `i + 1 + imm` is
+ *    still marked when in range: a superset of the entry points is always
+ *    safe, and it keeps the walk right were it ever given a whole program.
+ *    (BPF_JMP32 | BPF_CALL is no call: 6.1's bpf_pseudo_call() wants
+ *    BPF_JMP, do_check() refuses it as "BPF_CALL uses reserved fields", and
+ *    dead code is removed or trapped before the JIT; it never reaches here.)
+ *  - a return from any call lands on the instruction after the call, and
+ *    a call already ends the block;
+ *  - exception tables (BPF_PROBE_MEM and the arena's fault fixup,
+ *    module/fault_x86.c) resume at the instruction after the faulting one,
+ *    in order, with the destination of a load zeroed: not a new entry, and
+ *    the walk's facts hold for the zeroed value (a zero is zero-extended;
+ *    AX is never a load destination).
+ * A target can also lie where the walk does not stop: inside a form (after
+ * its first slot) or on the second half of an ld_imm64.  The verifier
+ * refuses a jump into an ld_imm64 (check_cfg(): "jump into the middle of
+ * ldimm64"), pass 1 refuses a jump into a form, and call/callback "targets"
+ * are not entries at JIT time (above); still, the walk treats any such mark
+ * as a block boundary right after that ld_imm64 or form, and a form with a
+ * mark inside gets no optimisation.  So whatever the marks, no fact is
+ * carried across one.
+ *
+ * A basic block also ends at every jump, call or exit, at every LD other
  * than ld_imm64, every atomic outside a form and every instruction naming AX
  * (a verifier patch; the raise's own AX uses are in forms).  So an
  * instruction in the block runs only after every earlier one in it, in order.
@@ -317,7 +380,10 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     zext.  Its only effect, clearing rS's upper half, is already true on
  *     every path reaching it, so it is a no-op on the real value and the
  *     verifier's model after it still holds; safety point 1 (rS <= U32_MAX
- *     at `AX += rS`) holds through the earlier zero-extension instead.
+ *     at `AX += rS`) holds through the earlier zero-extension instead.  A
+ *     hostile program controls which instructions precede the form but not
+ *     the walk: any write to rS that is not one of the zero-extending ones
+ *     above, any entry point and any AX use in between forgets the fact.
  *  2. reuse_ax: a LOAD, STX or ST form that starts exactly where the
  *     previous raised LOAD/STX/ST form ended, through the same S (not
  *     written by that form: a LOAD into S forgets ax) emits only its
@@ -337,6 +403,9 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     base is materialised again: the fixup could not prove r10's value.
  *
  * A program with a jump into a form is refused before any of this (pass 1).
+ * tests/fuzz/lower_fuzz.c checks both optimisations against the plain raise
+ * with its own block analysis; tests/raise_unit_test.c has one case per
+ * entry-point kind.
  */
 struct opt_state {
 	__u32 zext;		/* bit r: rr zero-extended */
@@ -379,11 +448,18 @@ static void opt_step(struct opt_state *st, const struct bpf_insn *p)
 	}
 	switch (cls) {
 	case BPF_ALU:
-		opt_write(st, p->dst_reg, BPF_OP(p->code) == BPF_MOV && p->off == 0);
+		/* BPF_ADD .. BPF_ARSH: the defined ops but BPF_END (0xe0, 0xf0: none) */
+		opt_write(st, p->dst_reg, BPF_OP(p->code) <= BPF_ARSH && p->off == 0);
 		break;
 	case BPF_ALU64:
+		opt_write(st, p->dst_reg,
+			  p->code == (BPF_ALU64 | BPF_MOV | BPF_X) && !p->off && !p->imm &&
+			  p->src_reg <= R_MAX && (st->zext & (1u << p->src_reg)));
+		break;
 	case BPF_LDX:
-		opt_write(st, p->dst_reg, false);
+		opt_write(st, p->dst_reg, p->code == (BPF_LDX | BPF_MEM | BPF_W) ||
+			  p->code == (BPF_LDX | BPF_MEM | BPF_H) ||
+			  p->code == (BPF_LDX | BPF_MEM | BPF_B));
 		break;
 	case BPF_LD:
 		if (p->code == (BPF_LD | BPF_IMM | BPF_DW))
@@ -438,6 +514,15 @@ static void mark_targets(unsigned long *t, const struct bpf_insn *insns, __u32 l
 	}
 }
 
+/* Is any index in [from, to) marked?  (Marks past len are never set.) */
+static bool any_target(const unsigned long *t, __u32 from, __u32 to)
+{
+	for (; from < to; from++)
+		if (is_target(t, from))
+			return true;
+	return false;
+}
+
 /* Decides the options of form f at index i, then records its effect on st. */
 static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct opts *o)
 {
@@ -453,13 +538,18 @@ static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct
 	o->reuse_ax = plain && st->ax_base == f->s && st->ax_end == i &&
 		      st->chain < BPFA_AX_CHAIN_MAX;
 	/*
-	 * drop_zext is switched off: the lowering fuzzer found a form whose
-	 * `wS = wS` was dropped with a jump target between it and the base's
-	 * materialisation (crash input in the issue 15 note), which the walk
-	 * above should make impossible; until that is understood, every form
-	 * keeps its zero-extension (the plain raise's code, fully tested).
+	 * drop_zext was switched off (970445d) for a fuzzer report, "zext of r2
+	 * dropped across a jump target 347" (tests/fuzz/findings/raise-drop-
+	 * zext-across-target.bin).  The "jump" was `BPF_JMP32 | BPF_CALL`, src
+	 * BPF_PSEUDO_CALL, imm 0x60, at lowered insn 250: the fuzzer's checker
+	 * took it for a bpf-to-bpf call into the companion ld_imm64 of the LOAD
+	 * form at 345.  6.1 has no such call (bpf_pseudo_call() wants BPF_JMP;
+	 * do_check() refuses the instruction, dead-code removal drops it), so
+	 * this walk rightly ignored it: the checker was wrong, not the raise.
+	 * The checker now uses 6.1's own definitions, and the walk also treats
+	 * marks inside forms and ld_imm64 as boundaries (see ENTRY POINTS).
 	 */
-	o->drop_zext = false;
+	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
 	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
 	st->chain = o->reuse_ax ? st->chain + 1 : 1;
 	st->ax_base = plain ? f->s : -1;
@@ -528,12 +618,22 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 			opt_reset(&st);
 		if (!match_form(env, insns, len, i, &f)) {
 			opt_step(&st, &insns[i]);
-			if (insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
-				i++;
+			if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+				continue;
+			/* a mark on the second half: a boundary after the pair */
+			if (++i < len && env->targets && is_target(env->targets, i))
+				opt_reset(&st);
 			continue;
 		}
-		if (env->targets)
+		if (env->targets) {
 			opt_form(&st, &f, i, &o);
+			/* A mark inside the form: no optimisation, a boundary after it. */
+			if (any_target(env->targets, i + 1, i + f.len)) {
+				o.drop_zext = false;
+				o.reuse_ax = false;
+				opt_reset(&st);
+			}
+		}
 		rewrite(env, &insns[i], &f, &o);
 		res->raised++;
 		res->dropped_zext += o.drop_zext;

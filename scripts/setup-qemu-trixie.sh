@@ -12,7 +12,23 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir="$top/cache/qemu-trixie"
 log() { printf 'setup-qemu-trixie: %s\n' "$*" >&2; }
-[ -f "$dir/.done" ] && exit 0
+# The wrapper finds the root next to itself: cache/ is shared by worktrees
+# (a symlink), so no worktree's path may be written into it.
+write_wrapper() {
+	cat > "$dir/qemu-system-x86_64" <<'EOT'
+#!/bin/sh
+# trixie's qemu-system-x86_64 on trixie's own glibc (scripts/setup-qemu-trixie.sh)
+r="$(cd "$(dirname "$0")" && pwd)/root"
+exec "$r/usr/lib64/ld-linux-x86-64.so.2" --library-path "$r/usr/lib/x86_64-linux-gnu:$r/usr/lib/x86_64-linux-gnu/pulseaudio" \
+	"$r/usr/bin/qemu-system-x86_64" -L "$r/usr/share/qemu" -L "$r/usr/share/seabios" "$@"
+EOT
+	chmod +x "$dir/qemu-system-x86_64"
+}
+if [ -f "$dir/.done" ]; then
+	# a wrapper of an older setup named the worktree that ran it
+	grep -q dirname "$dir/qemu-system-x86_64" 2>/dev/null || write_wrapper
+	exit 0
+fi
 
 apt="$dir/apt"
 mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/debs" "$apt/src" "$apt/etc/preferences.d"
@@ -62,13 +78,6 @@ tar -xf "$orig" -C "$root/include" --wildcards --strip-components=3 '*/include/q
 rm -f "$apt/src"/*.orig.tar.* "$apt/src"/*.debian.tar.*
 
 rm -rf "$dir/root"; mv "$root" "$dir/root"
-cat > "$dir/qemu-system-x86_64" <<EOT
-#!/bin/sh
-# trixie's qemu-system-x86_64 on trixie's own glibc (scripts/setup-qemu-trixie.sh)
-r="$dir/root"
-exec "\$r/usr/lib64/ld-linux-x86-64.so.2" --library-path "\$r/usr/lib/x86_64-linux-gnu:\$r/usr/lib/x86_64-linux-gnu/pulseaudio" \\
-	"\$r/usr/bin/qemu-system-x86_64" -L "\$r/usr/share/qemu" -L "\$r/usr/share/seabios" "\$@"
-EOT
-chmod +x "$dir/qemu-system-x86_64"
+write_wrapper
 "$dir/qemu-system-x86_64" --version | head -n1 >&2
 touch "$dir/.done"

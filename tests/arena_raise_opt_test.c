@@ -270,4 +270,135 @@ TEST_F(opt, adjacent_loads_cost_one_instruction_each)
 	EXPECT_EQ(15 * 4, l16 - l1);
 }
 
+/*
+ * An entry point between a zero-extension and an access through the same
+ * base (jit/raise.c, ENTRY POINTS): L is reached from the cast just before
+ * it (r2 zero-extended) and by a jump from a block that adds bit 40 to r2.
+ * The raise must keep L's own `w2 = w2`: the block analysis may not carry
+ * the cast's zero-extension across L.  (The lowering makes arena pointer
+ * arithmetic 32-bit, so here bit 40 is gone before L either way and both
+ * paths read p + 8; what shows the raise's decision is the JIT size, below.)
+ * to_l: the jump goes to L; else to the cast before L, whose zero-extension
+ * then covers L on both paths and L's `w2 = w2` may be left out.
+ * ctx[0] = p, ctx[1] = path (0: fall-through, else the jump), ctx[2] = the load.
+ */
+static unsigned int join_prog(struct bpf_insn *p, int afd, bool to_l)
+{
+	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
+	struct bpf_insn hi[] = { I_LD_IMM64(8, 1ULL << 40) };
+	unsigned int n = 0;
+
+	p[n++] = I_MOV64_REG(6, 1);
+	p[n++] = m[0], p[n++] = m[1];
+	p[n++] = I_LDX(BPF_DW, 2, 6, 0);
+	p[n++] = I_LDX(BPF_DW, 7, 6, 8);
+	p[n++] = I_MOV64_IMM(3, -1);
+	p[n++] = I_JMP_IMM(BPF_JNE, 7, 0, 5);		/* 6: to 12 */
+	p[n++] = I_CAST_KERN(2, 2);			/* 7: r2 zero-extended */
+	p[n++] = I_LDX(BPF_DW, 3, 2, 8);		/* 8: L */
+	p[n++] = I_STX(BPF_DW, 6, 3, 16);
+	p[n++] = I_MOV64_IMM(0, 7);
+	p[n++] = I_EXIT();
+	p[n++] = I_CAST_KERN(2, 2);			/* 12 */
+	p[n++] = hi[0], p[n++] = hi[1];
+	p[n++] = I_ALU64_REG(BPF_ADD, 2, 8);		/* bit 40 */
+	p[n++] = I_JA(to_l ? -9 : -10);			/* 16: to L, or to the cast */
+	return n;
+}
+
+TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int n, i, path, to_l;
+	uint32_t len[2];
+
+	for (to_l = 0; to_l < 2; to_l++) {
+		n = join_prog(p, self->fd, to_l);
+		for (i = 0; i < 3; i++) {
+			char *q = self->base + 512 + 64 * i;
+
+			ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+			*(uint64_t *)(q + 8) = 0x5a5a000000000000ULL + i;
+			for (path = 0; path < 2; path++) {
+				uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
+
+				ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+				EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
+					TH_LOG("to L %u, bpf_jit_harden %s, path %u", to_l,
+					       levels[i], path);
+			}
+		}
+	}
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
+	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	for (to_l = 0; to_l < 2; to_l++) {
+		len[to_l] = jited_len(_metadata, p, join_prog(p, self->fd, to_l));
+		ASSERT_NE(0, len[to_l]);
+	}
+	TH_LOG("jited bytes: jump to the cast %u, jump to L %u", len[0], len[1]);
+	/* L keeps `mov esi, esi` (r2 is rsi): 2 bytes */
+	EXPECT_EQ(2, len[1] - len[0]);
+}
+
+/*
+ * Arena pointer arithmetic is 32-bit after the lowering (`w2 += 8`), and a
+ * 32-bit ALU result is zero-extended (jit/raise.c, zext): the access after
+ * it leaves its `w2 = w2` out.  add: `r2 += 8; r3 = *(u64 *)(r2 + 0)`; else
+ * `r3 = *(u64 *)(r2 + 8)`.  ctx[0] = p, ctx[1] = the load.
+ */
+static unsigned int arith_prog(struct bpf_insn *p, int afd, bool add)
+{
+	struct bpf_insn m[] = { I_LD_MAP_FD(1, afd) };
+	unsigned int n = 0;
+
+	p[n++] = I_MOV64_REG(6, 1);
+	p[n++] = m[0], p[n++] = m[1];
+	p[n++] = I_LDX(BPF_DW, 2, 6, 0);
+	p[n++] = I_MOV64_IMM(3, -1);
+	p[n++] = I_CAST_KERN(2, 2);
+	if (add) {
+		p[n++] = I_ALU64_IMM(BPF_ADD, 2, 8);
+		p[n++] = I_LDX(BPF_DW, 3, 2, 0);
+	} else {
+		p[n++] = I_LDX(BPF_DW, 3, 2, 8);
+	}
+	p[n++] = I_STX(BPF_DW, 6, 3, 8);
+	p[n++] = I_MOV64_IMM(0, 7);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+TEST_F(opt, access_after_32bit_arithmetic_drops_zero_extension)
+{
+	static const char *levels[] = { "0", "1", "2" };
+	struct bpf_insn p[64];
+	unsigned int i, add;
+	uint32_t len[2];
+
+	for (add = 0; add < 2; add++) {
+		for (i = 0; i < 3; i++) {
+			char *q = self->base + 1024 + 64 * i;
+			uint64_t ctx[2] = { (uint64_t)(unsigned long)q, 5 };
+
+			ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+			*(uint64_t *)(q + 8) = 0x6b6b000000000000ULL + i;
+			ASSERT_EQ(7, run(_metadata, p, arith_prog(p, self->fd, add), ctx, sizeof(ctx)));
+			EXPECT_EQ(0x6b6b000000000000ULL + i, ctx[1])
+				TH_LOG("add %u, bpf_jit_harden %s", add, levels[i]);
+		}
+	}
+	if (kernel_has_native_arena())
+		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
+	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	for (add = 0; add < 2; add++) {
+		len[add] = jited_len(_metadata, p, arith_prog(p, self->fd, add));
+		ASSERT_NE(0, len[add]);
+	}
+	TH_LOG("jited bytes: offset 8 %u, add 8 then offset 0 %u", len[0], len[1]);
+	/* only `add esi, 8` (3 bytes): no `mov esi, esi` after it */
+	EXPECT_EQ(3, len[1] - len[0]);
+}
+
 TEST_HARNESS_MAIN

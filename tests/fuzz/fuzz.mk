@@ -2,7 +2,11 @@
 # Included by the top Makefile (TOP, BUILD, TEST_CFLAGS, HARNESS_DIR are set).
 #   make fuzz-build           build $(BUILD)/fuzz/lower_fuzz and its seed corpus
 #   make fuzz [FUZZ_SECONDS=180] [FUZZ_JOBS=1]
-#                             run it; fails on any crash (reproducers: $(BUILD)/fuzz/artifacts)
+#                             replay tests/fuzz/findings/ (past findings, now regressions),
+#                             then fuzz; fails on any crash (reproducers: $(BUILD)/fuzz/artifacts)
+#   make fuzz-findings        replay tests/fuzz/findings/ only
+#   make raise-stats          the raise's optimisations on the test and bench BPF objects
+#                             (forms, zero-extensions left out, bases reused; tests/fuzz/raise_stats.c)
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 180
 FUZZ_DIR := $(BUILD)/fuzz
@@ -17,7 +21,9 @@ FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_a
 	$(TOP)/tests/arena_loops_test.c)
 FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o $(BUILD)/tests/upstream/*.bpf.o)
 
-.PHONY: fuzz-build fuzz fuzz-seeds
+FUZZ_FINDINGS := $(wildcard $(TOP)/tests/fuzz/findings/*.bin)
+
+.PHONY: fuzz-build fuzz fuzz-seeds fuzz-findings
 
 $(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/jit/*.h)
 	@mkdir -p $(dir $@)
@@ -38,12 +44,34 @@ fuzz-seeds: $(patsubst $(TOP)/tests/%.c,$(FUZZ_DIR)/dump_%,$(FUZZ_DUMP_TESTS))
 	@for t in $^; do DUMP_DIR=$(FUZZ_SEEDS) $$t >/dev/null 2>&1 || true; done
 	@python3 $(TOP)/tests/fuzz/objseed.py $(FUZZ_SEEDS) $(FUZZ_BPF_OBJS)
 	@cp $(TOP)/tests/fuzz/seeds/* $(FUZZ_SEEDS)/ 2>/dev/null || true
+	@cp $(FUZZ_FINDINGS) $(FUZZ_SEEDS)/ 2>/dev/null || true
+	@python3 $(TOP)/tests/fuzz/raise_seeds.py $(FUZZ_SEEDS)
 	@echo "fuzz seeds: $$(ls $(FUZZ_SEEDS) | wc -l) in $(FUZZ_SEEDS)"
 
 fuzz-build: $(FUZZ_BIN) fuzz-seeds
 
+RAISE_STATS := $(FUZZ_DIR)/raise_stats
+RAISE_STATS_OBJS = $(FUZZ_BPF_OBJS) $(wildcard $(BUILD)/bench/bpf/*.bpf.o)
+
+$(RAISE_STATS): $(TOP)/tests/fuzz/raise_stats.c $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) \
+		$(wildcard $(TOP)/jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Wextra -Werror -I$(TOP)/jit -I$(TOP)/tests/fuzz -o $@ $< $(FUZZ_JIT)
+
+.PHONY: raise-stats
+raise-stats: $(RAISE_STATS)
+	@rm -rf $(FUZZ_DIR)/stats-seeds
+	@python3 $(TOP)/tests/fuzz/objseed.py $(FUZZ_DIR)/stats-seeds $(RAISE_STATS_OBJS)
+	@$(RAISE_STATS) $(FUZZ_DIR)/stats-seeds/*
+
+# Each past finding runs once (libFuzzer runs file arguments and exits); any failure fails.
+fuzz-findings: $(FUZZ_BIN)
+	@$(FUZZ_BIN) $(FUZZ_FINDINGS) > $(FUZZ_DIR)/findings.log 2>&1 || \
+		{ tail -40 $(FUZZ_DIR)/findings.log; echo "fuzz: a past finding fails again"; exit 1; }
+	@echo "fuzz: $(words $(FUZZ_FINDINGS)) past findings replayed, no failure"
+
 # One line of summary from libFuzzer's last stats line; non-zero exit on any crash.
-fuzz: fuzz-build
+fuzz: fuzz-build fuzz-findings
 	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_DIR)/artifacts
 	@rc=0; \
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=32768 -timeout=10 -rss_limit_mb=2048 \

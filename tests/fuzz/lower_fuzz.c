@@ -196,6 +196,17 @@ static void verifier_convert(struct bpf_insn *p, uint32_t n, const struct fenv *
 	}
 }
 
+/* Marks the second halves of ld_imm64 in p[0..n), a cut-off one included. */
+static void mark_second_any(const struct bpf_insn *p, uint32_t n, uint8_t *second)
+{
+	uint32_t i;
+
+	memset(second, 0, n);
+	for (i = 0; i + 1 < n; i++)
+		if (is_ld64(&p[i]))
+			second[++i] = 1;
+}
+
 static bool is_ja0(const struct bpf_insn *p)
 {
 	return p->code == (BPF_JMP | BPF_JA) && !p->dst_reg && !p->src_reg && !p->off && !p->imm;
@@ -229,6 +240,46 @@ static bool writes_reg(const struct bpf_insn *p, uint8_t r)
 }
 
 /*
+ * Is r zero-extended in the machine register just before opt[k]?  Follows the
+ * block back to the last write of r (no entry point may lie in between, and
+ * there must be a write) and accepts only what 6.1's x86 JIT zero-extends,
+ * argued from do_jit(), not from jit/raise.c: any 32-bit ALU op with off 0
+ * from BPF_ADD to BPF_ARSH (not BPF_END: le64/be64 are 64-bit; 0xe0/0xf0 are
+ * no ops); an LDX BPF_MEM of size B/H/W (movzx,
+ * mov r32); a 64-bit copy `rX = rY` (off 0, imm 0) of a register that is
+ * itself zero-extended there (checked the same way, further back).
+ */
+static void check_zext(const struct bpf_insn *opt, const uint8_t *osec, const uint8_t *tgt,
+		       uint32_t k, uint8_t r, uint32_t form)
+{
+	const struct bpf_insn *q;
+	uint32_t j;
+
+	CHECK(k > 0, "insn %u: zext of r%u dropped at the entry", form, r);
+	for (j = k; j-- > 0;) {
+		CHECK(!tgt[j + 1], "insn %u: zext of r%u dropped across a jump target %u", form, r,
+		      j + 1);
+		if (osec[j])
+			continue;	/* second half of an ld_imm64: data */
+		if (writes_reg(&opt[j], r))
+			break;
+		CHECK(j > 0, "insn %u: zext of r%u dropped, no write before", form, r);
+	}
+	q = &opt[j];
+	if (q->code == (BPF_ALU64 | BPF_MOV | BPF_X) && !q->off && !q->imm && q->dst_reg == r &&
+	    q->src_reg <= 10) {
+		check_zext(opt, osec, tgt, j, q->src_reg, form);
+		return;
+	}
+	CHECK((BPF_CLASS(q->code) == BPF_ALU && BPF_OP(q->code) <= BPF_ARSH && !q->off &&
+	       q->dst_reg == r) ||
+	      q->code == (BPF_LDX | BPF_MEM | BPF_W) || q->code == (BPF_LDX | BPF_MEM | BPF_H) ||
+	      q->code == (BPF_LDX | BPF_MEM | BPF_B),
+	      "insn %u: zext of r%u dropped after insn %u (code %02x off %d)", form, r, j, q->code,
+	      q->off);
+}
+
+/*
  * Independent check of the raise's optimisations (jit/raise.c, OPTIMISATIONS):
  * opt may differ from full (the same input raised without them) only by `ja +0`
  * in place of a kept `wS = wS` or of the `AX = kern; AX += rS` slots, and
@@ -242,31 +293,43 @@ static bool writes_reg(const struct bpf_insn *p, uint8_t r)
 static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *in,
 		      const struct bpf_insn *full, const struct bpf_insn *opt, uint32_t n)
 {
-	uint8_t *tgt = calloc(n + 1, 1);
+	uint8_t *tgt = calloc(n + 1, 1), *isec = calloc(n + 1, 1), *osec = calloc(n + 1, 1);
 	uint32_t i, j, k;
 
 	/*
-	 * Jump targets of the program before the raise: the one jump a raise adds
-	 * (CAST_USER's `if rX == AX goto +3`) only skips instructions writing AX
-	 * and rX, which the raise's walk forgets after every CAST_USER form.
+	 * Entry points of the program before the raise, with 6.1's own
+	 * definitions (kernel/bpf/verifier.c): index 0; the target of every
+	 * BPF_JMP/BPF_JMP32 instruction but CALL and EXIT (off; imm for
+	 * BPF_JMP32 | BPF_JA, "gotol"); bpf_pseudo_call() (BPF_JMP | BPF_CALL
+	 * only: BPF_JMP32 | BPF_CALL is refused by do_check(), "BPF_CALL uses
+	 * reserved fields", or removed as dead code, so it is no edge of a
+	 * program that reaches the JIT) and bpf_pseudo_func() (ld_imm64,
+	 * src BPF_PSEUDO_FUNC).  The second half of an ld_imm64 is data, never an
+	 * instruction (check_cfg() steps over it).  Call and callback targets
+	 * only matter here because the fuzzer raises whole programs; the kernel
+	 * raises one function at a time (jit/raise.c, ENTRY POINTS).  The one
+	 * jump a raise adds (CAST_USER's `if rX == AX goto +3`) only skips
+	 * instructions writing AX and rX, which the raise's walk forgets after
+	 * every CAST_USER form.
 	 */
+	mark_second_any(in, n, isec);
+	tgt[0] = 1;
 	for (i = 0; i < n; i++) {
+		uint8_t cls = BPF_CLASS(in[i].code), op = BPF_OP(in[i].code);
 		int64_t t = -1;
 
-		if (BPF_CLASS(in[i].code) == BPF_JMP || BPF_CLASS(in[i].code) == BPF_JMP32) {
-			uint8_t op = BPF_OP(in[i].code);
-
-			if (op == BPF_CALL && in[i].src_reg == BPF_PSEUDO_CALL)
-				t = (int64_t)i + 1 + in[i].imm;
-			else if (op != BPF_CALL && op != BPF_EXIT)
-				t = (int64_t)i + 1 + (in[i].code == (BPF_JMP32 | BPF_JA) ?
-						      in[i].imm : in[i].off);
-		} else if (is_ld64(&in[i]) && in[i].src_reg == BPF_PSEUDO_FUNC) {
+		if (isec[i])
+			continue;
+		if (in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == BPF_PSEUDO_CALL)
 			t = (int64_t)i + 1 + in[i].imm;
-		}
+		else if (is_ld64(&in[i]) && in[i].src_reg == BPF_PSEUDO_FUNC)
+			t = (int64_t)i + 1 + in[i].imm;
+		else if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT)
+			t = (int64_t)i + 1 + (in[i].code == (BPF_JMP32 | BPF_JA) ? in[i].imm : in[i].off);
 		if (t >= 0 && t < n)
 			tgt[t] = 1;
 	}
+	mark_second_any(opt, n, osec);
 	for (i = 0; i < n; i++) {
 		const struct bpf_insn *f = &full[i];
 		bool kept = f->code == (BPF_ALU | BPF_MOV | BPF_X) && f->dst_reg == f->src_reg &&
@@ -292,23 +355,7 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 					fprintf(stderr, "%u: %02x %u %u %d %x | full %02x %u %u tgt %u\n", q,
 						opt[q].code, opt[q].dst_reg, opt[q].src_reg, opt[q].off,
 						opt[q].imm, full[q].code, full[q].dst_reg, full[q].src_reg, tgt[q]);
-			for (j = k; j-- > 0;) {
-				CHECK(!tgt[j + 1], "insn %u: zext of r%u dropped across a jump target %u",
-				      i, r, j + 1);
-				if (j > 0 && is_ld64(&opt[j - 1]) && !is_ld64(&opt[j]))
-					continue;	/* second half of an ld_imm64 */
-				if (writes_reg(&opt[j], r))
-					break;
-				CHECK(j > 0, "insn %u: zext of r%u dropped, no write before", i, r);
-			}
-			CHECK(opt[j].code == (BPF_ALU | BPF_MOV | BPF_X) ||
-			      opt[j].code == (BPF_ALU | BPF_MOV | BPF_K) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_W) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_H) ||
-			      opt[j].code == (BPF_LDX | BPF_MEM | BPF_B),
-			      "insn %u: zext of r%u dropped after insn %u (code %02x)", i, r, j,
-			      opt[j].code);
-			CHECK(!opt[j].off, "insn %u: writer %u has off", i, j);
+			check_zext(opt, osec, tgt, k, r, i);
 		}
 		if (addax) {
 			/* reused AX: the access at i + 1 follows a chain back to an AX += rS */
@@ -342,6 +389,8 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 			i++;	/* the access itself is unchanged */
 		}
 	}
+	free(osec);
+	free(isec);
 	free(tgt);
 }
 
