@@ -69,7 +69,7 @@ static int arena_create(void **map)
 }
 
 /*
- * 0: r6 = 0; 1-2: r1 = &arena (the module's load path); 3: may_goto +0;
+ * 0: r6 = 0; 1-2: r1 = &arena (the module's load path); 3: may_goto +1;
  * 4: gotol top; 5: r0 = r6; 6: exit; 7: ja -3 (-> 5); 8..top: ja -2 each
  * (-> the one before).  Runs top -> ... -> 7 -> 5 -> 6, returns 0.  With
  * stairs false, 4 jumps to 7, 7.. are `r7 = i` and the last jumps back to 5:
@@ -89,7 +89,7 @@ static struct bpf_insn *build(int afd, unsigned int n, bool stairs, unsigned int
 		p[k++] = ld[0];
 		p[k++] = ld[1];
 	}
-	p[k++] = I_MAY_GOTO(0);
+	p[k++] = I_MAY_GOTO(1);			/* 3: -> 5 when the budget is out (6.12 refuses +0) */
 	p[k++] = I_GOTOL(0);			/* 4: fixed below */
 	p[k++] = I_MOV64_REG(0, 6);		/* 5 */
 	p[k++] = I_EXIT();			/* 6 */
