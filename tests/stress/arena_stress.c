@@ -267,10 +267,12 @@ static long run_prog(int pfd, uint64_t addr, uint64_t cnt)
 }
 
 /*
- * The hook for the any-context allocation (being added to the module): a
- * non-sleepable program calling bpf_arena_alloc_pages.  Today's module (as
- * upstream 6.12) refuses it; once it loads, owners use it for every other
- * BPF allocation with no change here.
+ * A non-sleepable SYSCALL program calling bpf_arena_alloc_pages.  6.1's
+ * verifier refuses it before the module's rule matters ("Syscall programs
+ * can only be sleepable", printed below), so the owners stay on sleepable
+ * programs; the any-context kfuncs (XDP, TC, fentry) are stressed by
+ * arena_kfunc_any_ctx_test's storms, not here yet.  If a kernel loads it,
+ * owners use it for every other BPF allocation with no change here.
  */
 static int try_nonsleepable(void)
 {
@@ -291,6 +293,9 @@ static int try_nonsleepable(void)
 	}
 	printf("# stress: non-sleepable bpf_arena_alloc_pages refused (%d: %s): sleepable only\n",
 	       fd, nl ? nl + 1 : log);
+	if (nl)
+		*nl = '\n';
+	printf("# stress: its log:\n%s\n", log);
 	return 0;
 }
 
