@@ -3,7 +3,8 @@
 # dkms/build.sh KERNELVER KERNEL_SOURCE_DIR: DKMS's MAKE[0] for bpf-arena.
 #
 # Builds bpf_arena.ko in the current directory (the DKMS build directory) with
-# module BTF, which stock Debian 12 headers cannot give by themselves:
+# module BTF, which stock Debian 12 headers cannot give by themselves (on a
+# kernel with BPF arena in tree it builds the inactive stub, without BTF):
 #
 #  - Kbuild (scripts/Makefile.modfinal) generates module BTF only when the
 #    objtree holds a `vmlinux`; Debian's 6.1 headers have none.  This script
@@ -54,6 +55,23 @@ for e in "$ksrc"/* "$ksrc"/.config "$ksrc"/.kernelvariables; do
 	[ "$(basename "$e")" = vmlinux ] && continue
 	ln -s "$e" "$kb/$(basename "$e")"
 done
+
+# Native arena (6.9+, or a backport) ---------------------------------------------
+# Kbuild then builds only the inactive stub (module/main.c), which needs no
+# module BTF.  The probe is Kbuild's own: BPF_MAP_TYPE_ARENA in the uapi
+# bpf.h of the source tree (Debian: the -common headers the Makefile includes).
+srctree=$ksrc
+if [ ! -f "$srctree/include/uapi/linux/bpf.h" ]; then
+	common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$ksrc/Makefile" | head -n 1)
+	[ -z "$common" ] || srctree=$common
+fi
+if grep -qsw BPF_MAP_TYPE_ARENA "$srctree/include/uapi/linux/bpf.h"; then
+	say "kernel $kver has BPF arena in tree: building the inactive stub (it loads and does nothing; BPF_MAP_TYPE_ARENA is the kernel's own)"
+	make -C "$kb" M="$here" KERNELRELEASE="$kver" -j"$(nproc)" \
+		KCFLAGS="${KCFLAGS:-} -DBPF_ARENA_BUILD_BTF=0" modules
+	rm -rf "$kb"
+	exit 0
+fi
 
 # vmlinux BTF ------------------------------------------------------------------
 # extract_btf VMLINUZ OUT: the raw .BTF of a compressed kernel image.

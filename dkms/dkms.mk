@@ -16,6 +16,7 @@
 #   BPF_ARENA_AUTOLOAD [yes]  /etc/modules-load.d/bpf-arena.conf: load at boot
 #   BPF_ARENA_DKMS [yes]      no: skip the module (library and udev rule only)
 #   BPF_ARENA_LOAD [yes]      (re)load the module after installing it
+#   DKMS_ARCH []              dkms -a ARCH (tests: a kernel arch dkms.conf excludes)
 
 DKMS_NAME := bpf-arena
 DIST_NAME := $(DKMS_NAME)-$(VERSION)
@@ -38,6 +39,8 @@ BPF_ARENA_AUTOLOAD ?= yes
 BPF_ARENA_DKMS ?= yes
 BPF_ARENA_LOAD ?= yes
 DKMS ?= dkms
+DKMS_ARCH ?=
+DKMS_ARCH_ARG = $(if $(DKMS_ARCH),-a $(DKMS_ARCH))
 UDEV_RULE := $(DESTDIR)/etc/udev/rules.d/60-bpf-arena.rules
 MODULES_LOAD := $(DESTDIR)/etc/modules-load.d/bpf-arena.conf
 LIBDIR := $(DESTDIR)$(PREFIX)/lib
@@ -63,7 +66,7 @@ $(DIST_TARBALL): $(DIST_DEPS)
 	@echo "dist: $@"
 
 install: $(if $(filter yes,$(BPF_ARENA_DKMS)),install-dkms) install-udev install-lib
-	@echo "install: done (module for $(KERNELVER): $(if $(filter yes,$(BPF_ARENA_DKMS)),$$(if [ -e $(BUILD)/.dkms-excluded ]; then echo "none, excluded: native arena or not x86_64"; else echo "dkms $(DKMS_NAME)/$(VERSION)"; fi),skipped); /dev/bpf_arena $(BPF_ARENA_GROUP) $(BPF_ARENA_MODE); library in $(PREFIX))"
+	@echo "install: done (module for $(KERNELVER): $(if $(filter yes,$(BPF_ARENA_DKMS)),$$(if [ -e $(BUILD)/.dkms-excluded ]; then echo "none, excluded: not x86_64"; else echo "dkms $(DKMS_NAME)/$(VERSION)"; fi),skipped); /dev/bpf_arena $(BPF_ARENA_GROUP) $(BPF_ARENA_MODE); library in $(PREFIX))"
 
 uninstall: uninstall-dkms uninstall-udev uninstall-lib
 
@@ -81,16 +84,17 @@ ifeq ($(DESTDIR),)
 	rm -rf /usr/src/$(DKMS_NAME)-*
 	tar -xzf $(DIST_TARBALL) -C /usr/src
 	$(DKMS) add -m $(DKMS_NAME) -v $(VERSION)
-	@# dkms exits 77 for a kernel dkms.conf's BUILD_EXCLUSIVE_* leaves out
-	@# (6.9+: BPF arena in tree; not x86_64): no module, and that is right.
-	@rc=0; $(DKMS) build -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) || rc=$$?; \
+	@# dkms exits 77 for an arch dkms.conf's BUILD_EXCLUSIVE_ARCH leaves out
+	@# (not x86_64): no module, and that is right.  (6.9+ kernels get the
+	@# inactive stub: see dkms.conf.)
+	@rc=0; $(DKMS) build -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) $(DKMS_ARCH_ARG) || rc=$$?; \
 	if [ $$rc = 77 ]; then \
-		echo "install: no module for $(KERNELVER): dkms.conf builds only for kernels 6.1-6.8 on x86_64 (6.9+ has BPF arena in tree; libbpfarena uses it)."; \
-		echo "install: $(DKMS_NAME)/$(VERSION) stays added to dkms, so installed kernels of 6.1-6.8 get the module (dkms autoinstall)."; \
+		echo "install: no module for $(KERNELVER)$(if $(DKMS_ARCH), ($(DKMS_ARCH))): dkms.conf builds only for x86_64 (BUILD_EXCLUSIVE_ARCH; the JIT hooks are x86-64 code)."; \
+		echo "install: $(DKMS_NAME)/$(VERSION) stays added to dkms."; \
 		touch $(BUILD)/.dkms-excluded; \
 	else \
 		rm -f $(BUILD)/.dkms-excluded; [ $$rc = 0 ] || exit $$rc; \
-		$(DKMS) install -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) || exit $$?; \
+		$(DKMS) install -m $(DKMS_NAME) -v $(VERSION) -k $(KERNELVER) $(DKMS_ARCH_ARG) || exit $$?; \
 		grep -h '^bpf-arena: ' /var/lib/dkms/$(DKMS_NAME)/$(VERSION)/$(KERNELVER)/*/log/make.log 2>/dev/null || true; \
 	fi
 ifeq ($(BPF_ARENA_LOAD),yes)
@@ -115,7 +119,7 @@ endif
 	printf '%s\n' '# bpf-arena-dkms: access to /dev/bpf_arena (make install BPF_ARENA_GROUP=... BPF_ARENA_MODE=...)' \
 		'KERNEL=="bpf_arena", SUBSYSTEM=="misc", GROUP="$(BPF_ARENA_GROUP)", MODE="$(BPF_ARENA_MODE)"' > $(UDEV_RULE)
 ifeq ($(BPF_ARENA_AUTOLOAD),yes)
-	@# No boot-time load where install-dkms found the kernel excluded (6.9+):
+	@# No boot-time load where install-dkms found the kernel's arch excluded:
 	@# systemd-modules-load would fail at every boot.
 	@if [ -z "$(DESTDIR)" ] && [ -e $(BUILD)/.dkms-excluded ]; then \
 		echo "install: $(MODULES_LOAD) not written: no module for $(KERNELVER)"; rm -f $(MODULES_LOAD); \

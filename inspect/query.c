@@ -39,7 +39,7 @@ int q_dev(void)
 			dev_fd = -errno;
 			if (errno == ENOENT)
 				dev_reason = "no " BPF_ARENA_DEV_PATH
-					     ": the bpf_arena module is not loaded (on Linux >= 6.9 arena is native and the module is not used)";
+					     ": the bpf_arena module is not loaded (on Linux >= 6.9 arena is native: the module is an inactive stub without a device)";
 			else if (errno == EACCES || errno == EPERM)
 				dev_reason = "no access to " BPF_ARENA_DEV_PATH
 					     " (root or the device group)";

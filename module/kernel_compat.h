@@ -12,8 +12,9 @@
  * in-tree since 6.9 (and in distribution kernels that backported them).
  * Kbuild probes the kernel's uapi for the map type rather than comparing
  * version numbers, so backports are recognised too.  Where arena is native
- * the module must not install itself: the in-tree implementation is the
- * authority and user space uses it directly.
+ * the module builds as an inactive stub (module/main.c) that installs
+ * nothing: the in-tree implementation is the authority and user space uses
+ * it directly.
  */
 #ifndef BPF_ARENA_KERNEL_HAS_NATIVE_ARENA
 #define BPF_ARENA_KERNEL_HAS_NATIVE_ARENA 0

@@ -21,11 +21,19 @@
 #include "syscall.h"
 
 #if BPF_ARENA_KERNEL_HAS_NATIVE_ARENA
-/* Built as this stub only (see Kbuild): the in-tree arena is the authority. */
+/*
+ * Built as this stub only (see Kbuild): the in-tree arena is the authority
+ * and the stub touches nothing.  It loads, rather than failing, because a
+ * host with the module installed through DKMS also builds it for its newer
+ * kernels and loads it at boot (modules-load.d): a refusal there would fail
+ * the kernel package's DKMS hook (dkms 3.0.10 counts an excluded build as a
+ * failed autoinstall) and systemd-modules-load at every boot.
+ */
 static int __init bpf_arena_init(void)
 {
-	pr_err("this kernel has native BPF arena (Linux >= 6.9); the module is not needed and refuses to load\n");
-	return -EOPNOTSUPP;
+	pr_info("version %s: this kernel has native BPF arena (Linux >= 6.9); the module is an inactive stub, BPF_MAP_TYPE_ARENA is the kernel's own\n",
+		BPF_ARENA_VERSION);
+	return 0;
 }
 
 static void __exit bpf_arena_exit(void)

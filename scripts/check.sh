@@ -68,7 +68,7 @@ debs() {
 
 step style style
 step deb debs
-step dkms-excluded tests/dkms/install-excluded.sh
+step dkms-other-kernels tests/dkms/install-other-kernels.sh
 step fuzz fuzz
 # The loop pass in user space (tests/loops/, docs/LOOPS.md), plain and ASan/UBSan.
 step loops-unit make -s loops-unit

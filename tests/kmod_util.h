@@ -61,7 +61,7 @@ static inline bool read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-/* True on kernels with in-tree BPF arena (6.9+), where the module refuses to load. */
+/* True on kernels with in-tree BPF arena (6.9+), where the module is an inactive stub. */
 static inline bool kernel_has_native_arena(void)
 {
 	struct utsname u;
