@@ -31,6 +31,20 @@
 #define BPFA_CAST_V1_USER_OFF	2		/* v1 series cast_user: off 2, imm 1 */
 #define BPFA_CAST_V1_USER_IMM	1
 
+/* may_goto: BPF_JMP | BPF_JCOND (0xe0, 6.9+), src_reg BPF_MAY_GOTO (0). */
+#define BPFA_JCOND		0xe0
+#define BPFA_MAY_GOTO_CODE	(BPF_JMP | BPFA_JCOND | BPF_K)
+/*
+ * The mark the lowering puts at the start of each inlined bpf_iter_num_next
+ * (bpf_for, bpf_repeat): may_goto's opcode with src_reg 1, off 0, which no
+ * program may contain (upstream refuses may_goto with src_reg != 0, and so
+ * does the lowering).  The loop pass (loops.c) outlines the loop around it
+ * as it does a may_goto loop, and removes every mark.
+ */
+#define BPFA_ITER_MARK_SRC	1
+/* bpf_loop()'s, may_goto's and the number iterator's bound (BPF_MAX_LOOPS). */
+#define BPFA_MAX_LOOPS		(1u << 23)
+
 /* Carrier constants (PLACEHOLDERS.md). */
 #define BPFA_K1_MAGIC		0xBA000000u
 #define BPFA_K2_MAGIC		0xBB000000u

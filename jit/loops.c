@@ -76,8 +76,13 @@
 #define STACK_MAX	512
 #define NSLOTS		(STACK_MAX / 8)
 #define ROUND32(x)	(((x) + 31) & ~31u)
-/* Every refusal of the pass starts with this. */
+/*
+ * Every refusal of the pass starts with this; perr() names bpf_for instead
+ * when the program's loops are iterator loops (marks).
+ */
 #define MG		"may_goto (can_loop/cond_break) "
+#define MARK_MAY_GOTO	1
+#define MARK_ITER	2
 /* Offsets in loop l's frame region as the body sees it (from R's start). */
 #define FR(l, off_from_d) ((off_from_d) - R_LO(0, (l)->nimg))
 #define FR_REG(l, r)	FR(l, OFF_REG(0, r))
@@ -135,6 +140,7 @@ struct pctx {
 	const struct bpf_insn *in;
 	__u32 len;
 	struct bpfa_loops_result *res;
+	__u8 marks;		/* MARK_*: the kinds of loop marks the program holds */
 	__u8 *second;		/* per insn: second half of ld_imm64 */
 	__u8 *substart;		/* per insn: a subprogram or callback starts here */
 	__u8 *vis;		/* per insn: state reached */
@@ -221,11 +227,25 @@ static void vset_msg(struct bpfa_loops_result *res, __u32 idx, const char *fmt, 
 
 static BPFA_PRINTF(4, 5) int perr(struct pctx *c, int err, __u32 i, const char *fmt, ...)
 {
+	static const char *const names[] = {
+		[MARK_ITER] = "bpf_for/bpf_repeat ",
+		[MARK_ITER | MARK_MAY_GOTO] = "may_goto (can_loop/cond_break) or bpf_for/bpf_repeat ",
+	};
+	size_t mg = sizeof(MG) - 1, n;
+	char f[BPFA_LOOPS_MSG_LEN];
 	va_list ap;
 
 	if (c->err)
 		return c->err;
 	c->err = err;
+	if ((c->marks & MARK_ITER) && !strncmp(fmt, MG, mg)) {
+		n = strlen(names[c->marks]);
+		if (n + strlen(fmt + mg) < sizeof(f)) {
+			memcpy(f, names[c->marks], n);
+			strcpy(f + n, fmt + mg);
+			fmt = f;
+		}
+	}
 	va_start(ap, fmt);
 	vset_msg(c->res, orig_idx(c, i), fmt, ap);
 	va_end(ap);
@@ -262,32 +282,10 @@ bool bpfa_loops_needed(const struct bpf_insn *insns, __u32 len)
 			i++;
 			continue;
 		}
-		if (bpfa_is_may_goto(&insns[i]))
+		if (bpfa_is_loop_mark(&insns[i]))
 			return true;
 	}
 	return false;
-}
-
-int bpfa_loops_precheck(const struct bpf_insn *insns, __u32 len,
-			bool (*is_iter_kfunc)(void *ctx, const struct bpf_insn *insn), void *ctx,
-			struct bpfa_loops_result *res)
-{
-	__u32 i;
-
-	memset(res, 0, sizeof(*res));
-	for (i = 0; i < len; i++) {
-		const struct bpf_insn *insn = &insns[i];
-
-		if (bpfa_is_ldimm64(insn)) {
-			i++;
-			continue;
-		}
-		if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
-		    is_iter_kfunc && is_iter_kfunc(ctx, insn))
-			return set_msg(res, i,
-				       "open-coded iterator kfunc (bpf_for/bpf_repeat: bpf_iter_num_*) is not supported on this kernel yet (docs/LOOPS.md)");
-	}
-	return 0;
 }
 
 /* ---- structure ---- */
@@ -378,8 +376,12 @@ static int structure(struct pctx *c)
 	for (i = 0; i < c->len; i++) {
 		if (c->second[i])
 			continue;
-		if (bpfa_is_may_goto(&c->in[i]))
+		if (bpfa_is_loop_mark(&c->in[i]))
 			c->funcs[c->fn[i]].has_mg = true;
+		if (bpfa_is_may_goto(&c->in[i]))
+			c->marks |= MARK_MAY_GOTO;
+		else if (bpfa_is_iter_mark(&c->in[i]))
+			c->marks |= MARK_ITER;
 		ns = succs(c, i, s);
 		for (k = 0; k < ns; k++) {
 			if (s[k] >= c->len)
@@ -795,7 +797,7 @@ static void ub_thresholds(struct pctx *c)
 		const struct bpf_insn *insn = &c->in[i];
 
 		if (c->second[i] || !bpfa_is_jump(insn) || is_ja(insn) ||
-		    bpfa_is_may_goto(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
+		    bpfa_is_loop_mark(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
 			continue;
 		for (d = 0; d < 2; d++) {
 			v = (__u64)insn->imm - (__u64)d;
@@ -862,7 +864,7 @@ static int bounds(struct pctx *c)
 
 			memcpy(b, t, sizeof(b));
 			if (bpfa_is_jump(&c->in[i]) && !is_ja(&c->in[i]) &&
-			    !bpfa_is_may_goto(&c->in[i]))
+			    !bpfa_is_loop_mark(&c->in[i]))
 				ub_branch(c, i, b, j == 0);
 			if (!(c->uvis[s[j]] & 1)) {
 				memcpy(d, b, sizeof(b));
@@ -981,7 +983,7 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 			*def = 0x3f;
 		} else if (op == BPF_EXIT) {
 			*use = rbit(0);
-		} else if (!is_ja(insn) && !bpfa_is_may_goto(insn)) {
+		} else if (!is_ja(insn) && !bpfa_is_loop_mark(insn)) {
 			*use = rbit(d) | (x ? rbit(s) : 0);
 		}
 		return;
@@ -1473,7 +1475,7 @@ static int find_loops(struct pctx *c)
 		__u32 h = ~0u, b = 0;
 		bool self = false;
 
-		if (c->second[m] || !bpfa_is_may_goto(&c->in[m]) || c->inloop[m])
+		if (c->second[m] || !bpfa_is_loop_mark(&c->in[m]) || c->inloop[m])
 			continue;
 		f = &c->funcs[c->fn[m]];
 		/* m's component (edges stay in the function): a loop if it cycles. */
@@ -1919,10 +1921,17 @@ static void put_body(struct pctx *c, const struct loop *l)
 		if (bpfa_is_jump(&c->in[i])) {
 			__u32 lbl = body_edge(c, l, ed, &ned, cap, i, target_of(c, i));
 
-			/* A nested loop's may_goto stays for the next round. */
-			if (bpfa_is_may_goto(&c->in[i]) &&
-			    c->tlow[c->scc[i] - 1] < 2 && target_of(c, i) != i)
+			/*
+			 * The loop's own marks: may_goto spends the budget, an
+			 * iterator's mark is done (its loop is this body); a
+			 * nested loop's marks stay for the next round.
+			 */
+			bool own = c->tlow[c->scc[i] - 1] < 2 && target_of(c, i) != i;
+
+			if (own && bpfa_is_may_goto(&c->in[i]))
 				put_may_goto(c, i, BB_BUDGET(l->td), lbl);
+			else if (own && bpfa_is_iter_mark(&c->in[i]))
+				put_fix(c, JA_I(), lbl, FX_OFF);
 			else
 				put_insn(c, i, lbl);
 		} else if (is_exit(&c->in[i])) {
@@ -2390,6 +2399,8 @@ static int emit(struct pctx *c)
 			if (bpfa_is_may_goto(&c->in[i]))
 				put_may_goto(c, i, f->ext ? f->ext : OFF_BUDGET(f->depth),
 					     L_INSN(c, target_of(c, i)));
+			else if (bpfa_is_iter_mark(&c->in[i]))	/* next() outside a loop */
+				put_fix(c, JA_I(), L_INSN(c, target_of(c, i)), FX_OFF);
 			else
 				put_insn(c, i, bpfa_is_jump(&c->in[i]) ? L_INSN(c, target_of(c, i)) : 0);
 		}

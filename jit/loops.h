@@ -3,10 +3,11 @@
  * bpf-arena-dkms: the LOOP pass (docs/LOOPS.md), run on a LOWERED program.
  *
  * Upstream's modern loops (may_goto: can_loop / cond_break; open-coded
- * iterators: bpf_for / bpf_repeat) do not exist on 6.1.  bpfa_loops_precheck()
- * refuses, on the ORIGINAL program, what the pass does not handle with a
- * message naming the construct.  bpfa_loops() outlines each may_goto loop of
- * the lowered program into a GLOBAL function driven by bpf_loop() (the design
+ * iterators: bpf_for / bpf_repeat) do not exist on 6.1.  The lowering
+ * inlines the iterator kfuncs and marks each bpf_iter_num_next()
+ * (bpfa_insn.h); bpfa_loops() outlines each loop holding a may_goto or a
+ * mark in the lowered program into a GLOBAL function driven by bpf_loop()
+ * (the design
  * and its safety argument: docs/LOOPS.md) and builds the BTF and func_info
  * the stock verifier needs for it.  Plain C like lower.c: no libc beyond
  * memset/memcpy/snprintf, no allocation but through env.
@@ -16,23 +17,30 @@
 
 #include "bpfa_insn.h"
 
-/* may_goto: BPF_JMP | BPF_JCOND (0xe0, 6.9+), src_reg BPF_MAY_GOTO (0). */
-#define BPFA_JCOND		0xe0
-#define BPFA_MAY_GOTO_CODE	(BPF_JMP | BPFA_JCOND | BPF_K)
-/* libbpf's call to an unresolved __weak kfunc: helper POISON_CALL_KFUNC_BASE + extern. */
-#define BPFA_POISON_KFUNC_BASE	2002000000
-#define BPFA_POISON_KFUNC_SPAN	65536
-/* bpf_loop()'s and upstream may_goto's bound (BPF_MAX_LOOPS). */
-#define BPFA_MAX_LOOPS		(1u << 23)
 /* The pass's own size limit (per-instruction state is kept). */
 #define BPFA_LOOPS_MAX_INSNS	65536
 #define BPFA_LOOPS_MSG_LEN	224
 #define BPFA_LOOPS_MAX_OUT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
 #define BPFA_LOOPS_MAX_DEPTH	4		/* loops nested in loops */
 
-static inline bool bpfa_is_may_goto(const struct bpf_insn *insn)
+/*
+ * A loop mark: a may_goto (can_loop/cond_break) or the mark of an inlined
+ * bpf_iter_num_next (bpf_for/bpf_repeat).  Both make the loop around them
+ * outlined; only may_goto spends the budget and can leave the loop.
+ */
+static inline bool bpfa_is_loop_mark(const struct bpf_insn *insn)
 {
 	return insn->code == BPFA_MAY_GOTO_CODE;
+}
+
+static inline bool bpfa_is_may_goto(const struct bpf_insn *insn)
+{
+	return insn->code == BPFA_MAY_GOTO_CODE && insn->src_reg == 0;
+}
+
+static inline bool bpfa_is_iter_mark(const struct bpf_insn *insn)
+{
+	return insn->code == BPFA_MAY_GOTO_CODE && insn->src_reg == BPFA_ITER_MARK_SRC;
 }
 
 /* Does this (lowered or original) program contain may_goto?  Cheap scan. */
@@ -75,15 +83,6 @@ struct bpfa_loops_result {
 	__u32 err_insn;			/* ORIGINAL index of the error */
 	char msg[BPFA_LOOPS_MSG_LEN];	/* "bpf_arena: insn N: ...\n" on error */
 };
-
-/*
- * On the original program: refuses iterator kfunc calls (named by the
- * classifier or poisoned by libbpf).  0 or -EINVAL with res->msg.
- * is_iter_kfunc may be NULL.
- */
-int bpfa_loops_precheck(const struct bpf_insn *insns, __u32 len,
-			bool (*is_iter_kfunc)(void *ctx, const struct bpf_insn *insn), void *ctx,
-			struct bpfa_loops_result *res);
 
 /*
  * Outlines the may_goto loops of the lowered program insns[0..len).

@@ -80,8 +80,13 @@ struct lstate {
 enum {
 	A_NONE, A_CAST_KERN, A_CAST_USER, A_CAST_USER_NC, A_ALU32, A_LOAD, A_STX, A_ST,
 	A_ATOMIC, A_AFETCH, A_CMPXCHG, A_LD_MAP, A_LD_VALUE, A_KF_ALLOC, A_KF_FREE,
-	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_KF_RESERVE, A_NR
+	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_KF_RESERVE, A_ITER_NEW, A_ITER_NEXT, A_ITER_DESTROY,
+	A_NR
 };
+
+/* Lengths of the inline iterator sequences (emit_iter()). */
+#define ITER_NEW_LEN	17
+#define ITER_NEXT_LEN	14
 
 static const __u8 act_len[A_NR] = {
 	[A_NONE] = 1, [A_CAST_KERN] = 1, [A_CAST_USER] = BPFA_PH_LEN_CAST_USER,
@@ -91,6 +96,7 @@ static const __u8 act_len[A_NR] = {
 	[A_LD_MAP] = 1, [A_LD_VALUE] = 1, [A_KF_ALLOC] = 3, [A_KF_FREE] = 3,
 	[A_KF_ALLOC_MAP] = 1, [A_KF_FREE_MAP] = 1,
 	[A_KF_RESERVE] = 3,
+	[A_ITER_NEW] = ITER_NEW_LEN, [A_ITER_NEXT] = ITER_NEXT_LEN, [A_ITER_DESTROY] = 1,
 };
 
 #define RET_VIS		0x80
@@ -505,9 +511,39 @@ static void clobber_call(struct lstate *st, __u32 r0)
 	setr(st, BPF_REG_0, r0, false);
 }
 
+/*
+ * An inlined iterator call (emit_iter()): exactly what its sequence writes.
+ * r1 (the iterator) stays; r0 of bpf_iter_num_next() may point to this
+ * frame (r0 = r1).  The iterator's 8 bytes get scalars, but the stack is not
+ * weakened: r1's offset is unknown here, and weakening every slot would turn
+ * the arena pointers a bpf_for loop keeps spilled into mixed ones.  Only a
+ * program 6.12 refuses (one that reads an iterator's slot as a pointer)
+ * could see a slot typed as before; the verifier checks what it does.
+ */
+static void xfer_iter(struct lctx *c, struct lstate *st, __u32 i)
+{
+	__u8 a = c->act[i];
+	bool fp = isfp(st, BPF_REG_1);
+
+	if (c->final && !fp)
+		lerr(c, -EINVAL, i, "arg#0 expected pointer to an iterator on stack");
+	if (a == A_ITER_DESTROY)
+		return;
+	setr(st, BPF_REG_2, V_NONE, false);
+	setr(st, BPF_REG_3, V_NONE, false);
+	if (a == A_ITER_NEW)
+		setr(st, BPF_REG_4, V_NONE, false);
+	setr(st, BPF_REG_0, V_NONE, a == A_ITER_NEXT && fp);
+}
+
 static void xfer_call(struct lctx *c, struct lstate *st, __u32 i)
 {
 	__u8 a = c->act[i];
+
+	if (a == A_ITER_NEW || a == A_ITER_NEXT || a == A_ITER_DESTROY) {
+		xfer_iter(c, st, i);
+		return;
+	}
 
 	if (c->final && (a == A_KF_ALLOC || a == A_KF_FREE || a == A_KF_RESERVE)) {
 		const char *name = a == A_KF_ALLOC ? "bpf_arena_alloc_pages" :
@@ -698,9 +734,21 @@ static int classify(struct lctx *c, __u32 i)
 			c->act[i] = k == BPFA_KF_ALLOC ? A_KF_ALLOC :
 				    k == BPFA_KF_FREE ? A_KF_FREE : A_KF_RESERVE;
 			c->res->uses_arena = true;
+		} else if (k == BPFA_KF_ITER_NEW || k == BPFA_KF_ITER_NEXT ||
+			   k == BPFA_KF_ITER_DESTROY) {
+			c->act[i] = k == BPFA_KF_ITER_NEW ? A_ITER_NEW :
+				    k == BPFA_KF_ITER_NEXT ? A_ITER_NEXT : A_ITER_DESTROY;
 		}
 		return 0;
 	}
+	/*
+	 * may_goto as upstream checks it (6.12 check_cond_jmp_op(); later
+	 * kernels allow off 0, and so does the loop pass).  src_reg 1 is the
+	 * lowering's own iterator mark: a program must not forge it.
+	 */
+	if (insn->code == BPFA_MAY_GOTO_CODE &&
+	    (insn->src_reg || insn->dst_reg || insn->imm))
+		return lerr(c, -EINVAL, i, "invalid may_goto imm %d", insn->imm);
 	if (insn->code != (BPF_ALU64 | BPF_MOV | BPF_X) ||
 	    (insn->off != BPFA_CAST_OFF && insn->off != BPFA_CAST_V1_USER_OFF))
 		return 0;
@@ -942,6 +990,71 @@ static void emit_ph(const struct lctx *c, const struct bpf_insn *insn, __u8 a, s
 	o[4] = bpfa_insn(m64x, s, s, 0, 0);
 }
 
+/*
+ * The open-coded number iterators, inline, with upstream's semantics
+ * (kernel/bpf/bpf_iter.c, 6.4+; state: s32 cur at +0, s32 end at +4, the
+ * ints taken from the low 32 bits of the argument registers):
+ *
+ * bpf_iter_num_new(it = r1, start = w2, end = w3):
+ *   start > end: cur = end = 0, -EINVAL; end - start > BPF_MAX_LOOPS (as
+ *   s64): cur = end = 0, -E2BIG; else cur = start - 1, end = end, 0.
+ * bpf_iter_num_next(it = r1):
+ *   (s64)(s32)(cur + 1) >= end: cur = end = 0, NULL; else ++cur, &cur.
+ *   It starts with the iterator mark (bpfa_insn.h): the loop pass outlines
+ *   the loop around it into a bpf_loop() callback (docs/LOOPS.md), because
+ *   6.1's verifier cannot converge on the loop; every iteration is one
+ *   next(), so the loop runs at most BPF_MAX_LOOPS + 1 bodies as upstream.
+ * bpf_iter_num_destroy(it = r1): cur = end = 0.
+ *
+ * r1 stays; r2-r4 are scratch (a call leaves r1-r5 unreadable upstream).
+ */
+static void emit_iter(__u8 a, struct bpf_insn *o)
+{
+	const __u8 a64k = BPF_ALU64 | BPF_K, a64x = BPF_ALU64 | BPF_X;
+	const __u8 stw = BPF_STX | BPF_MEM | BPF_W, ldw = BPF_LDX | BPF_MEM | BPF_W;
+	const __u8 r0 = BPF_REG_0, r1 = BPF_REG_1, r2 = BPF_REG_2, r3 = BPF_REG_3;
+
+	if (a == A_ITER_DESTROY) {
+		o[0] = bpfa_insn(BPF_ST | BPF_MEM | BPF_DW, r1, 0, 0, 0);
+		return;
+	}
+	if (a == A_ITER_NEW) {
+		o[0] = bpfa_insn(a64k | BPF_LSH, r2, 0, 0, 32);
+		o[1] = bpfa_insn(a64k | BPF_ARSH, r2, 0, 0, 32);
+		o[2] = bpfa_insn(a64k | BPF_LSH, r3, 0, 0, 32);
+		o[3] = bpfa_insn(a64k | BPF_ARSH, r3, 0, 0, 32);
+		o[4] = bpfa_insn(a64k | BPF_MOV, r0, 0, 0, -EINVAL);
+		o[5] = bpfa_insn(BPF_JMP | BPF_JSGT | BPF_X, r2, r3, 7, 0);	/* -> 13 */
+		o[6] = bpfa_insn(a64x | BPF_MOV, BPF_REG_4, r3, 0, 0);
+		o[7] = bpfa_insn(a64x | BPF_SUB, BPF_REG_4, r2, 0, 0);
+		o[8] = bpfa_insn(a64k | BPF_MOV, r0, 0, 0, -E2BIG);
+		o[9] = bpfa_insn(BPF_JMP | BPF_JSGT | BPF_K, BPF_REG_4, 0, 3,
+				 (__s32)BPFA_MAX_LOOPS);				/* -> 13 */
+		o[10] = bpfa_insn(a64k | BPF_MOV, r0, 0, 0, 0);
+		o[11] = bpfa_insn(a64k | BPF_ADD, r2, 0, 0, -1);
+		o[12] = bpfa_insn(BPF_JMP | BPF_JA, 0, 0, 2, 0);		/* -> 15 */
+		o[13] = bpfa_insn(a64k | BPF_MOV, r2, 0, 0, 0);
+		o[14] = bpfa_insn(a64k | BPF_MOV, r3, 0, 0, 0);
+		o[15] = bpfa_insn(stw, r1, r2, 0, 0);
+		o[16] = bpfa_insn(stw, r1, r3, 4, 0);
+		return;
+	}
+	o[0] = bpfa_insn(BPFA_MAY_GOTO_CODE, 0, BPFA_ITER_MARK_SRC, 0, 0);
+	o[1] = bpfa_insn(ldw, r2, r1, 0, 0);
+	o[2] = bpfa_insn(BPF_ALU | BPF_K | BPF_ADD, r2, 0, 0, 1);
+	o[3] = bpfa_insn(a64k | BPF_LSH, r2, 0, 0, 32);
+	o[4] = bpfa_insn(a64k | BPF_ARSH, r2, 0, 0, 32);
+	o[5] = bpfa_insn(ldw, r3, r1, 4, 0);
+	o[6] = bpfa_insn(a64k | BPF_LSH, r3, 0, 0, 32);
+	o[7] = bpfa_insn(a64k | BPF_ARSH, r3, 0, 0, 32);
+	o[8] = bpfa_insn(BPF_JMP | BPF_JSGE | BPF_X, r2, r3, 3, 0);		/* -> 12 */
+	o[9] = bpfa_insn(stw, r1, r2, 0, 0);
+	o[10] = bpfa_insn(a64x | BPF_MOV, r0, r1, 0, 0);
+	o[11] = bpfa_insn(BPF_JMP | BPF_JA, 0, 0, 2, 0);			/* -> 14 */
+	o[12] = bpfa_insn(BPF_ST | BPF_MEM | BPF_DW, r1, 0, 0, 0);
+	o[13] = bpfa_insn(a64k | BPF_MOV, r0, 0, 0, 0);
+}
+
 static int emit(struct lctx *c)
 {
 	const struct bpfa_lower_env *env = c->env;
@@ -1020,6 +1133,11 @@ static int emit(struct lctx *c)
 		case A_KF_FREE_MAP:
 			o[0] = *insn;
 			o[0].imm = a == A_KF_ALLOC_MAP ? env->kf_alloc_map_id : env->kf_free_map_id;
+			break;
+		case A_ITER_NEW:
+		case A_ITER_NEXT:
+		case A_ITER_DESTROY:
+			emit_iter(a, o);
 			break;
 		default:
 			emit_ph(c, insn, a, o);

@@ -18,7 +18,12 @@
 #define BPFA_MSG_LEN	192
 
 enum bpfa_ld_kind { BPFA_LD_OTHER, BPFA_LD_ARENA_MAP, BPFA_LD_ARENA_VALUE };
-enum bpfa_kf_kind { BPFA_KF_OTHER, BPFA_KF_ALLOC, BPFA_KF_FREE, BPFA_KF_RESERVE };
+enum bpfa_kf_kind {
+	BPFA_KF_OTHER, BPFA_KF_ALLOC, BPFA_KF_FREE, BPFA_KF_RESERVE,
+	/* bpf_iter_num_new/next/destroy (bpf_for, bpf_repeat): replaced by inline code */
+	BPFA_KF_ITER_NEW, BPFA_KF_ITER_NEXT, BPFA_KF_ITER_DESTROY,
+};
+
 
 struct bpfa_lower_env {
 	void *ctx;

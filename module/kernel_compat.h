@@ -20,6 +20,16 @@
 #define BPF_ARENA_KERNEL_HAS_NATIVE_ARENA 0
 #endif
 
+/*
+ * The open-coded number iterators (bpf_iter_num_new/next/destroy, struct
+ * bpf_iter_num in uapi bpf.h) are in-tree since 6.4.  Kbuild probes the
+ * uapi for the struct; where they are native the module leaves bpf_for and
+ * bpf_repeat to the kernel and provides no iterator of its own (kfunc.c).
+ */
+#ifndef BPF_ARENA_KERNEL_HAS_ITER_NUM
+#define BPF_ARENA_KERNEL_HAS_ITER_NUM 0
+#endif
+
 #include <linux/bpf.h>
 #include <linux/fdtable.h>
 

@@ -32,6 +32,7 @@
 #include <linux/rcupdate.h>
 
 #include "arena.h"
+#include "kernel_compat.h"
 #include "kfunc.h"
 
 /* What the placeholder kfuncs receive: the companion's map value. */
@@ -201,6 +202,35 @@ noinline void bpf_arena_free_pages_nosleep_ph(struct bpf_arena_kfunc_ref *ref, u
 	rcu_read_unlock();
 }
 
+/*
+ * bpf_for()/bpf_repeat() (libbpf's bpf_helpers.h) call these; 6.1 has no
+ * open-coded iterators.  libbpf resolves the programs' __ksym externs here
+ * (6.4+ vmlinux has them, 6.1's does not); the lowering replaces every call
+ * with inline code of upstream's semantics (jit/lower.c, docs/LOOPS.md), so
+ * these bodies never run and are registered in no kfunc set: a call the
+ * lowering did not replace is refused by the verifier.  The struct has
+ * upstream's layout (uapi bpf.h, 6.4+): libbpf compares only kinds.
+ */
+#if !BPF_ARENA_KERNEL_HAS_ITER_NUM
+struct bpf_iter_num {
+	u64 __opaque[1];
+} __aligned(8);
+
+noinline int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end)
+{
+	return -EINVAL;
+}
+
+noinline int *bpf_iter_num_next(struct bpf_iter_num *it)
+{
+	return NULL;
+}
+
+noinline void bpf_iter_num_destroy(struct bpf_iter_num *it)
+{
+}
+#endif
+
 __diag_pop();
 
 /* XDP, TC and SYSCALL programs: softirq or process context, no allocator locks held. */
@@ -238,6 +268,15 @@ BTF_ID(func, bpf_arena_reserve_pages_ph)
 BTF_ID(func, bpf_arena_alloc_pages_nosleep_ph)
 BTF_ID(func, bpf_arena_alloc_pages_any_ph)
 BTF_ID(func, bpf_arena_free_pages_nosleep_ph)
+#if !BPF_ARENA_KERNEL_HAS_ITER_NUM
+BTF_ID(func, bpf_iter_num_new)
+BTF_ID(func, bpf_iter_num_next)
+BTF_ID(func, bpf_iter_num_destroy)
+#else
+BTF_ID_UNUSED
+BTF_ID_UNUSED
+BTF_ID_UNUSED
+#endif
 
 static const struct btf_kfunc_id_set arena_kfunc_id_set_net = {
 	.owner = THIS_MODULE,
@@ -284,8 +323,10 @@ int arena_kfunc_init(void)
 	int err;
 
 	for (i = 0; i < ARENA_KFUNC_NR; i++) {
+		if (BPF_ARENA_KERNEL_HAS_ITER_NUM && i >= ARENA_KFUNC_ITER_NEW)
+			continue;	/* the kernel's own */
 		if (!arena_kfunc_btf_ids[i]) {
-			pr_warn("module built without BTF: arena kfuncs (bpf_arena_alloc_pages/free_pages/reserve_pages) are unavailable\n");
+			pr_warn("module built without BTF: arena kfuncs (bpf_arena_alloc_pages/free_pages/reserve_pages) and bpf_for/bpf_repeat (bpf_iter_num_*) are unavailable\n");
 			return 0;
 		}
 	}

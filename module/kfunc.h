@@ -17,6 +17,14 @@ enum arena_kfunc_id {
 	ARENA_KFUNC_ALLOC_NOSLEEP_PH,	/* XDP, TC, SYSCALL: pool, then GFP_NOWAIT */
 	ARENA_KFUNC_ALLOC_ANY_PH,	/* tracing, struct_ops: the pool only */
 	ARENA_KFUNC_FREE_NOSLEEP_PH,	/* any non-sleepable program: deferred unmap */
+	/*
+	 * Open-coded number iterators (bpf_for/bpf_repeat, upstream 6.4): in
+	 * the module's BTF for libbpf only, never registered; the lowering
+	 * replaces each call with inline code (jit/lower.c).
+	 */
+	ARENA_KFUNC_ITER_NEW,
+	ARENA_KFUNC_ITER_NEXT,
+	ARENA_KFUNC_ITER_DESTROY,
 	ARENA_KFUNC_NR
 };
 

@@ -126,6 +126,11 @@ static void prog_log(const union bpf_attr *attr, const char *msg)
 		put_user('\0', buf + n);
 }
 
+static bool is_arena_kfunc(enum bpfa_kf_kind kind)
+{
+	return kind == BPFA_KF_ALLOC || kind == BPFA_KF_FREE || kind == BPFA_KF_RESERVE;
+}
+
 /*
  * Finds the program's arena and applies upstream's checks, in upstream's
  * order (the first arena ld_imm64 checks the loader; a second arena is
@@ -143,7 +148,7 @@ static int find_arena(struct prog_load *pl)
 		/* An arena kfunc without an arena map: the map comes at run time. */
 		if (pl->insns[i].code == (BPF_JMP | BPF_CALL) &&
 		    pl->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && !pl->kfuncs)
-			pl->kfuncs = lower_classify_kfunc(pl, &pl->insns[i]) != BPFA_KF_OTHER;
+			pl->kfuncs = is_arena_kfunc(lower_classify_kfunc(pl, &pl->insns[i]));
 		if (!is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
 			continue;
 		if (!is_map_ldimm64(&pl->insns[i])) {
@@ -251,6 +256,12 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 		kind = BPFA_KF_FREE;
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_RESERVE, "bpf_arena_reserve_pages"))
 		kind = BPFA_KF_RESERVE;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
+		kind = BPFA_KF_ITER_NEW;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
+		kind = BPFA_KF_ITER_NEXT;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_DESTROY, "bpf_iter_num_destroy"))
+		kind = BPFA_KF_ITER_DESTROY;
 	ksyms.btf_put(btf);
 	return kind;
 }
@@ -765,28 +776,39 @@ fault:
 
 /*
  * 6.1 has no may_goto (can_loop/cond_break) and would say "unknown opcode
- * e5"; the loop pass runs on arena programs only (it rides on the
- * lowering).  Name the construct instead, with the errno 6.1 gives.
+ * e5", nor open-coded iterators (bpf_for/bpf_repeat), whose calls libbpf
+ * resolves to the module's bpf_iter_num_* and the verifier then refuses as
+ * not allowed for the program type.  The loop pass runs on arena programs
+ * only (it rides on the lowering).  Name the construct instead, with the
+ * errno 6.1 gives.
  */
-static int refuse_may_goto_without_arena(struct prog_load *pl)
+static int refuse_loops_without_arena(struct prog_load *pl)
 {
-	char msg[224];
+	const char *what = NULL;
+	char msg[256];
 	u32 i;
 
-	for (i = 0; i < pl->len; i++) {
-		if (pl->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+	for (i = 0; i < pl->len && !what; i++) {
+		const struct bpf_insn *insn = &pl->insns[i];
+
+		if (insn->code == (BPF_LD | BPF_IMM | BPF_DW)) {
 			i++;
 			continue;
 		}
-		if (pl->insns[i].code != BPFA_MAY_GOTO_CODE)
-			continue;
-		snprintf(msg, sizeof(msg),
-			 "bpf_arena: insn %u: may_goto (can_loop/cond_break) in a program that uses no arena: this kernel has no may_goto, and bpf_arena translates such loops only in arena programs\n",
-			 i);
-		prog_log(&pl->attr, msg);
-		return -EINVAL;
+		if (insn->code == BPFA_MAY_GOTO_CODE)
+			what = "may_goto (can_loop/cond_break)";
+		else if (insn->code == (BPF_JMP | BPF_CALL) &&
+			 insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
+			 lower_classify_kfunc(pl, insn) != BPFA_KF_OTHER)
+			what = "bpf_iter_num_* (bpf_for/bpf_repeat)";
 	}
-	return 0;
+	if (!what)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "bpf_arena: insn %u: %s in a program that uses no arena: this kernel lacks it, and bpf_arena translates it only in arena programs\n",
+		 i - 1, what);
+	prog_log(&pl->attr, msg);
+	return -EINVAL;
 }
 
 long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
@@ -821,7 +843,7 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
 	if (!ret && !pl->arena && !pl->kfuncs) {
-		ret = refuse_may_goto_without_arena(pl);
+		ret = refuse_loops_without_arena(pl);
 		if (ret)
 			goto out;
 		goto pass;

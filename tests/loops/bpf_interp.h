@@ -5,8 +5,9 @@
  * (bpf_loop, bpf-to-bpf calls), so the tests compare what both compute.
  * Memory accesses go to host addresses: only for the tests' own programs.
  * Supported: ALU/ALU64, LDX/STX/ST (MEM), JMP/JMP32, ld_imm64 (imm,
- * PSEUDO_FUNC, PSEUDO_MAP_VALUE into bi_map_values[]), calls to subprograms
- * and to bpf_loop, may_goto, exit.
+ * PSEUDO_FUNC, PSEUDO_MAP_VALUE into bi_map_values[]), calls to subprograms,
+ * to bpf_loop and to kfuncs (through bi.kfunc), may_goto, the lowering's
+ * iterator mark (nothing), exit.
  */
 #ifndef BPF_INTERP_H
 #define BPF_INTERP_H
@@ -27,6 +28,8 @@ struct bi {
 	bool fault;		/* unsupported insn, bad jump, step limit, depth */
 	const char *why;
 	uint64_t *map_values[4];	/* PSEUDO_MAP_VALUE fd (imm) 0..3 */
+	/* A kfunc call (imm): its r0; *ok = false if unknown. */
+	uint64_t (*kfunc)(int32_t imm, const uint64_t args[5], bool *ok);
 };
 
 static uint64_t bi_run(struct bi *vm, uint32_t pc, const uint64_t args[5]);
@@ -205,6 +208,14 @@ static uint64_t bi_run(struct bi *vm, uint32_t pc, const uint64_t args[5])
 							break;
 					}
 					r[0] = k < n ? k + 1 : n;
+				} else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL && vm->kfunc) {
+					bool ok = true;
+
+					r[0] = vm->kfunc(in->imm, a, &ok);
+					if (!ok) {
+						bi_fault(vm, "kfunc");
+						break;
+					}
 				} else {
 					bi_fault(vm, "call");
 					break;
@@ -212,6 +223,10 @@ static uint64_t bi_run(struct bi *vm, uint32_t pc, const uint64_t args[5])
 				for (i = 1; i <= 5; i++)
 					r[i] = 0xdeadbeefdeadbeefull;	/* clobbered */
 				pc++;
+				continue;
+			}
+			if (in->code == (BPF_JMP | 0xe0 | BPF_K) && in->src_reg == 1) {
+				pc++;	/* the iterator mark: no effect of its own */
 				continue;
 			}
 			if (in->code == (BPF_JMP | 0xe0 | BPF_K)) {	/* may_goto */

@@ -6,6 +6,10 @@ LOOPS_SRCS := $(TOP)/jit/loops.c
 LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/jit/*.h) $(wildcard $(TOP)/tests/loops/*.h)
 LOOPS_UNIT := $(BUILD)/host/loops_unit_test
 LOOPS_UNIT_SAN := $(BUILD)/host/loops_unit_test_san
+# bpf_for/bpf_repeat: the lowering's inline iterators, then the pass.
+ITER_UNIT := $(BUILD)/host/iter_unit_test
+ITER_UNIT_SAN := $(BUILD)/host/iter_unit_test_san
+ITER_SRCS := $(TOP)/jit/lower.c $(LOOPS_SRCS)
 
 $(LOOPS_UNIT): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	@mkdir -p $(dir $@)
@@ -16,10 +20,21 @@ $(LOOPS_UNIT_SAN): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
 
+$(ITER_UNIT): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/jit/lower.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
+
+$(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/jit/lower.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
+
 .PHONY: loops-unit
-loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN)
+loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN) $(ITER_UNIT) $(ITER_UNIT_SAN)
 	$(LOOPS_UNIT)
 	$(LOOPS_UNIT_SAN)
+	$(ITER_UNIT)
+	$(ITER_UNIT_SAN)
 
 # A clang-19 can_loop program loaded by libbpf >= 1.4 (tests/libbpf-new/libbpf-new.mk
 # provides LIBBPF_BPO_A / LIBBPF_BPO_INC, aliased LIBBPF_NEW_*).  This explicit rule overrides the generic

@@ -842,26 +842,6 @@ TEST(error_names_original_insn)
 			     64)) TH_LOG("%s", res.msg);
 }
 
-static bool is_iter_1234(void *ctx, const struct bpf_insn *insn)
-{
-	(void)ctx;
-	return insn->imm == 1234;
-}
-
-TEST(iterator_kfunc_precheck)
-{
-	const struct bpf_insn p[] = {
-		MOV_K(0, 0),
-		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, 1234),
-		EXIT,
-	};
-	struct bpfa_loops_result res;
-
-	EXPECT_EQ(0, bpfa_loops_precheck(p, N(p), NULL, NULL, &res));
-	ASSERT_EQ(-EINVAL, bpfa_loops_precheck(p, N(p), is_iter_1234, NULL, &res));
-	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 1: open-coded iterator kfunc", 44));
-}
-
 /* Random mutations of the programs above: the pass must never crash or leak. */
 TEST(random_mutations_do_not_crash)
 {

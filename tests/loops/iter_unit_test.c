@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of bpf_for/bpf_repeat on 6.1: the lowering (jit/lower.c) inlines
+ * bpf_iter_num_new/next/destroy and marks next(); the loop pass (jit/loops.c)
+ * outlines the loop around the mark.  Each program runs twice in
+ * tests/loops/bpf_interp.h: as written, its kfunc calls executed by
+ * upstream's own C code (kernel/bpf/bpf_iter.c, below), and after both
+ * passes; r0 and the context must agree.  The edge cases are upstream's:
+ * empty ranges, start > end (-EINVAL), more than BPF_MAX_LOOPS (-E2BIG),
+ * INT_MIN/INT_MAX ends, exactly BPF_MAX_LOOPS iterations.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <limits.h>
+
+#include "kselftest_harness.h"
+
+#include "lower.h"
+#include "loops.h"
+#include "bpf_interp.h"
+
+#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+					   .off = (o), .imm = (i) })
+#define MOV_K(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV_X(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ADD_K(d, i)		I(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define ADD_X(d, s)		I(BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0)
+#define LSH_K(d, i)		I(BPF_ALU64 | BPF_LSH | BPF_K, d, 0, 0, i)
+#define ARSH_K(d, i)		I(BPF_ALU64 | BPF_ARSH | BPF_K, d, 0, 0, i)
+#define LDX(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define LDXW(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_W, d, s, o, 0)
+#define STX(d, s, o)		I(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define ST(d, o, i)		I(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
+#define JK(op, d, i, o)		I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define KCALL(id)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, id)
+#define FP(r, off)		MOV_X(r, 10), ADD_K(r, off)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { ID_NEW = 501, ID_NEXT = 502, ID_DESTROY = 503 };
+
+/* Upstream's kernel/bpf/bpf_iter.c (6.4+), on the interpreter's memory. */
+struct iter_num_kern {
+	int cur, end;
+};
+
+static uint64_t upstream_iter(int32_t imm, const uint64_t a[5], bool *ok)
+{
+	struct iter_num_kern *s = (void *)(uintptr_t)a[0];
+	int start = (int)(uint32_t)a[1], end = (int)(uint32_t)a[2];
+
+	switch (imm) {
+	case ID_NEW:
+		if (start > end) {
+			s->cur = s->end = 0;
+			return (uint64_t)-EINVAL;
+		}
+		if ((int64_t)end - (int64_t)start > BI_MAX_LOOPS) {
+			s->cur = s->end = 0;
+			return (uint64_t)-E2BIG;
+		}
+		s->cur = (int)((uint32_t)start - 1);	/* wraps, as -fno-strict-overflow */
+		s->end = end;
+		return 0;
+	case ID_NEXT:
+		if ((int64_t)(int)((uint32_t)s->cur + 1) >= s->end) {
+			s->cur = s->end = 0;
+			return 0;
+		}
+		s->cur = (int)((uint32_t)s->cur + 1);
+		return (uint64_t)(uintptr_t)&s->cur;
+	case ID_DESTROY:
+		s->cur = s->end = 0;
+		return 0;
+	}
+	*ok = false;
+	return 0;
+}
+
+static long live_allocs;
+
+static void *t_zalloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	live_allocs++;
+	return calloc(1, size);
+}
+
+static void t_free(void *ctx, void *p)
+{
+	(void)ctx;
+	live_allocs--;
+	free(p);
+}
+
+static enum bpfa_kf_kind t_classify_kfunc(void *ctx, const struct bpf_insn *insn)
+{
+	(void)ctx;
+	switch (insn->imm) {
+	case ID_NEW: return BPFA_KF_ITER_NEW;
+	case ID_NEXT: return BPFA_KF_ITER_NEXT;
+	case ID_DESTROY: return BPFA_KF_ITER_DESTROY;
+	}
+	return BPFA_KF_OTHER;
+}
+
+static const struct bpfa_lower_env lenv = {
+	.zalloc = t_zalloc, .free = t_free, .classify_kfunc = t_classify_kfunc,
+	.companion_fd = -1,
+};
+
+/* Both passes, as prog_load.c runs them; 0 or the failing pass's errno (msg set). */
+static int translate(const struct bpf_insn *p, uint32_t len, struct bpf_insn **out,
+		     uint32_t *out_len, uint32_t *loops, char *msg, size_t msg_len)
+{
+	struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
+	struct bpfa_lower_result low;
+	struct bpfa_loops_result lr;
+	int err;
+
+	*loops = 0;
+	err = bpfa_lower(&lenv, p, len, &low);
+	if (err) {
+		snprintf(msg, msg_len, "%s", low.msg);
+		return err;
+	}
+	if (!bpfa_loops_needed(low.insns, low.len)) {
+		*out = low.insns;
+		*out_len = low.len;
+		t_free(NULL, low.new_idx);
+		return 0;
+	}
+	env.new_idx = low.new_idx;
+	env.old_len = len;
+	err = bpfa_loops(&env, low.insns, low.len, &lr);
+	t_free(NULL, low.insns);
+	t_free(NULL, low.new_idx);
+	if (err) {
+		snprintf(msg, msg_len, "%s", lr.msg);
+		return err;
+	}
+	*out = lr.insns;
+	*out_len = lr.len;
+	*loops = lr.loops;
+	lr.insns = NULL;
+	bpfa_loops_free(&env, &lr);
+	return 0;
+}
+
+/*
+ * Runs p as written and translated on copies of ctx (nctx u64s); both must
+ * agree on r0 and ctx, the translation must keep no kfunc call and no mark.
+ * Evaluates to r0; *loops_out: loops outlined.
+ */
+#define SAME_RESULT(p, ctx_init, nctx, loops_out)				\
+	({									\
+		uint64_t __c1[nctx], __c2[nctx], __r1, __r2;			\
+		struct bpf_insn *__t = NULL;					\
+		uint32_t __tlen = 0, __k;					\
+		struct bi __vm = { .kfunc = upstream_iter };			\
+		char __msg[256] = "";						\
+		memcpy(__c1, ctx_init, sizeof(__c1));				\
+		memcpy(__c2, ctx_init, sizeof(__c2));				\
+		__r1 = bi_exec(&__vm, p, N(p), __c1);				\
+		ASSERT_FALSE(__vm.fault) TH_LOG("as written: %s", __vm.why);	\
+		ASSERT_EQ(0, translate(p, N(p), &__t, &__tlen, loops_out, __msg, \
+				       sizeof(__msg))) TH_LOG("%s", __msg);	\
+		for (__k = 0; __k < __tlen; __k++) {				\
+			ASSERT_NE(BPF_JMP | BPF_CALL | (BPF_PSEUDO_KFUNC_CALL << 8), \
+				  __t[__k].code | __t[__k].src_reg << 8);	\
+			ASSERT_NE(BPFA_MAY_GOTO_CODE, __t[__k].code);		\
+		}								\
+		__vm.kfunc = NULL;						\
+		__r2 = bi_exec(&__vm, __t, __tlen, __c2);			\
+		ASSERT_FALSE(__vm.fault) TH_LOG("translated: %s", __vm.why);	\
+		ASSERT_EQ(__r1, __r2);						\
+		ASSERT_EQ(0, memcmp(__c1, __c2, sizeof(__c1)));			\
+		t_free(NULL, __t);						\
+		ASSERT_EQ(0, live_allocs);					\
+		__r1;								\
+	})
+
+/*
+ * bpf_for(i, ctx[0], ctx[1]) { sum += i; n++; }: ctx[2] = new()'s result,
+ * ctx[3] = sum, ctx[4] = the iterator's state after destroy; r0 = n.
+ */
+static const struct bpf_insn for_sum[] = {
+	MOV_X(6, 1),			/* 0 */
+	MOV_K(7, 0),			/* 1: sum */
+	MOV_K(8, 0),			/* 2: n */
+	FP(1, -8),			/* 3-4 */
+	LDX(2, 6, 0),			/* 5 */
+	LDX(3, 6, 8),			/* 6 */
+	KCALL(ID_NEW),			/* 7 */
+	STX(6, 0, 16),			/* 8 */
+	FP(1, -8),			/* 9-10: loop head */
+	KCALL(ID_NEXT),			/* 11 */
+	JK(BPF_JEQ, 0, 0, 6),		/* 12 -> 19 */
+	LDXW(2, 0, 0),			/* 13: i = *p */
+	LSH_K(2, 32),			/* 14 */
+	ARSH_K(2, 32),			/* 15 */
+	ADD_X(7, 2),			/* 16 */
+	ADD_K(8, 1),			/* 17 */
+	JA(-10),			/* 18 -> 9 */
+	FP(1, -8),			/* 19-20 */
+	KCALL(ID_DESTROY),		/* 21 */
+	STX(6, 7, 24),			/* 22 */
+	LDX(2, 10, -8),			/* 23: upstream zeroes the state */
+	STX(6, 2, 32),			/* 24 */
+	MOV_X(0, 8),			/* 25 */
+	EXIT,				/* 26 */
+};
+
+static uint64_t run_for_sum(struct __test_metadata *_metadata, int64_t start, int64_t end,
+			    int64_t *ret, int64_t *sum)
+{
+	uint64_t ctx[5] = { (uint64_t)start, (uint64_t)end, 0, 0, 0xdead };
+	uint64_t c[5], n;
+	uint32_t loops;
+
+	memcpy(c, ctx, sizeof(c));
+	n = SAME_RESULT(for_sum, ctx, 5, &loops);
+	EXPECT_EQ(1, loops);
+	/* The result of the original run, recomputed: what the asserts compared. */
+	{
+		struct bi vm = { .kfunc = upstream_iter };
+
+		bi_exec(&vm, for_sum, N(for_sum), c);
+	}
+	*ret = (int64_t)c[2];
+	*sum = (int64_t)c[3];
+	EXPECT_EQ(0, c[4]);
+	return n;
+}
+
+TEST(for_sum_matches_upstream)
+{
+	int64_t ret, sum;
+
+	ASSERT_EQ(100000, run_for_sum(_metadata, 0, 100000, &ret, &sum));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(4999950000ll, sum);
+	ASSERT_EQ(3, run_for_sum(_metadata, -1, 2, &ret, &sum));
+	EXPECT_EQ(0, sum);
+}
+
+TEST(empty_and_refused_ranges)
+{
+	int64_t ret, sum;
+
+	ASSERT_EQ(0, run_for_sum(_metadata, 5, 5, &ret, &sum));
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(0, run_for_sum(_metadata, 10, 3, &ret, &sum));
+	EXPECT_EQ(-EINVAL, ret);
+	ASSERT_EQ(0, run_for_sum(_metadata, 0, BI_MAX_LOOPS + 1, &ret, &sum));
+	EXPECT_EQ(-E2BIG, ret);
+	ASSERT_EQ(0, run_for_sum(_metadata, INT_MIN, INT_MAX, &ret, &sum));
+	EXPECT_EQ(-E2BIG, ret);
+}
+
+TEST(int_min_and_int_max_ends)
+{
+	int64_t ret, sum;
+
+	ASSERT_EQ(5, run_for_sum(_metadata, INT_MIN, (int64_t)INT_MIN + 5, &ret, &sum));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(5 * (int64_t)INT_MIN + 10, sum);
+	ASSERT_EQ(3, run_for_sum(_metadata, INT_MAX - 3, INT_MAX, &ret, &sum));
+	EXPECT_EQ(3 * (int64_t)INT_MAX - 6, sum);
+	ASSERT_EQ(0, run_for_sum(_metadata, INT_MAX, INT_MAX, &ret, &sum));
+	/* Only the low 32 bits of the arguments count (int parameters). */
+	ASSERT_EQ(2, run_for_sum(_metadata, 0x700000000ll, 0x500000002ll, &ret, &sum));
+	EXPECT_EQ(1, sum);
+}
+
+/* BPF_MAX_LOOPS iterations: next() runs 8M + 1 times, one bpf_loop() of 8M plus the extra body. */
+TEST(exactly_max_loops_iterations)
+{
+	int64_t ret, sum;
+
+	ASSERT_EQ(BI_MAX_LOOPS, run_for_sum(_metadata, 0, BI_MAX_LOOPS, &ret, &sum));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ((int64_t)BI_MAX_LOOPS * (BI_MAX_LOOPS - 1) / 2, sum);
+}
+
+/*
+ * bpf_for(i, 0, ctx[0]) { bpf_repeat(ctx[1]) n++; if (i == ctx[2]) break; }
+ * The inner iterator at fp-16; the break leaves through the outer destroy.
+ * (6.1+module: main's context cannot be used inside a loop, so it is read
+ * before.)
+ */
+static const struct bpf_insn nested_break[] = {
+	MOV_X(6, 1),			/* 0 */
+	MOV_K(8, 0),			/* 1: n */
+	LDX(7, 6, 8),			/* 2: repeat count */
+	LDX(3, 6, 0),			/* 3: outer end */
+	LDX(6, 6, 16),			/* 4: break value */
+	FP(1, -8),			/* 5-6 */
+	MOV_K(2, 0),			/* 7 */
+	KCALL(ID_NEW),			/* 8 */
+	FP(1, -8),			/* 9-10: outer head */
+	KCALL(ID_NEXT),			/* 11 */
+	JK(BPF_JEQ, 0, 0, 17),		/* 12 -> 30 */
+	LDXW(9, 0, 0),			/* 13: i */
+	FP(1, -16),			/* 14-15 */
+	MOV_K(2, 0),			/* 16 */
+	MOV_X(3, 7),			/* 17 */
+	KCALL(ID_NEW),			/* 18 */
+	FP(1, -16),			/* 19-20: inner head */
+	KCALL(ID_NEXT),			/* 21 */
+	JK(BPF_JEQ, 0, 0, 2),		/* 22 -> 25 */
+	ADD_K(8, 1),			/* 23 */
+	JA(-6),				/* 24 -> 19 */
+	FP(1, -16),			/* 25-26 */
+	KCALL(ID_DESTROY),		/* 27 */
+	I(BPF_JMP | BPF_JEQ | BPF_X, 9, 6, 1, 0),	/* 28 -> 30 */
+	JA(-21),			/* 29 -> 9 */
+	FP(1, -8),			/* 30-31 */
+	KCALL(ID_DESTROY),		/* 32 */
+	MOV_X(0, 8),			/* 33 */
+	EXIT,				/* 34 */
+};
+
+TEST(nested_repeat_and_break)
+{
+	uint64_t ctx[3] = { 1000, 7, 999999 };
+	uint32_t loops;
+
+	ASSERT_EQ(7000, SAME_RESULT(nested_break, ctx, 3, &loops));
+	EXPECT_EQ(2, loops);
+	ctx[2] = 9;
+	ASSERT_EQ(70, SAME_RESULT(nested_break, ctx, 3, &loops));
+	ctx[1] = 0;
+	ASSERT_EQ(0, SAME_RESULT(nested_break, ctx, 3, &loops));
+}
+
+/* A return from inside the loop (an exit edge through `exit`), and next() outside any loop. */
+TEST(return_inside_loop_and_lone_next)
+{
+	const struct bpf_insn p[] = {
+		LDX(7, 1, 0),		/* 0 */
+		FP(1, -8),		/* 1-2 */
+		MOV_K(2, 3),		/* 3 */
+		MOV_K(3, 100),		/* 4 */
+		KCALL(ID_NEW),		/* 5 */
+		FP(1, -8),		/* 6-7: a lone next(): i = 3 */
+		KCALL(ID_NEXT),		/* 8 */
+		FP(1, -8),		/* 9-10: loop head */
+		KCALL(ID_NEXT),		/* 11 */
+		JK(BPF_JEQ, 0, 0, 4),	/* 12 -> 17 */
+		LDXW(0, 0, 0),		/* 13 */
+		MOV_X(2, 7),		/* 14 */
+		I(BPF_JMP | BPF_JEQ | BPF_X, 0, 2, 2, 0),	/* 15 -> 18: return i */
+		JA(-8),			/* 16 -> 9 */
+		MOV_K(0, -1),		/* 17 */
+		EXIT,			/* 18 */
+	};
+	uint64_t ctx[1] = { 42 };
+	uint32_t loops;
+
+	ASSERT_EQ(42, SAME_RESULT(p, ctx, 1, &loops));
+	EXPECT_EQ(1, loops);
+	ctx[0] = 3;	/* taken by the lone next(): the loop never sees it */
+	ASSERT_EQ((uint64_t)-1, SAME_RESULT(p, ctx, 1, &loops));
+}
+
+/*
+ * A program 6.12 refuses (it writes the iterator's slot): the body resets
+ * the iterator every time, so next() never ends.  Translated, it still
+ * stops: bpf_loop() runs 8M bodies, then one more, then the forced exit.
+ */
+TEST(reset_iterator_still_terminates)
+{
+	const struct bpf_insn p[] = {
+		MOV_K(6, 0),		/* 0 */
+		FP(1, -8),		/* 1-2 */
+		MOV_K(2, 0),		/* 3 */
+		MOV_K(3, 10),		/* 4 */
+		KCALL(ID_NEW),		/* 5 */
+		FP(1, -8),		/* 6-7 */
+		KCALL(ID_NEXT),		/* 8 */
+		JK(BPF_JEQ, 0, 0, 3),	/* 9 -> 13 */
+		ADD_K(6, 1),		/* 10 */
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -8, 0),	/* 11: cur = 0 */
+		JA(-7),			/* 12 -> 6 */
+		MOV_X(0, 6),		/* 13 */
+		EXIT,			/* 14 */
+	};
+	struct bpf_insn *t = NULL;
+	struct bi vm = { 0 };
+	uint32_t tlen, loops;
+	char msg[256] = "";
+	uint64_t r;
+
+	ASSERT_EQ(0, translate(p, N(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
+	EXPECT_EQ(1, loops);
+	r = bi_exec(&vm, t, tlen, NULL);
+	t_free(NULL, t);
+	ASSERT_FALSE(vm.fault) TH_LOG("%s", vm.why);
+	/* Every body ran once: 8M from bpf_loop(), one more, then the forced exit. */
+	EXPECT_EQ(BI_MAX_LOOPS + 1, r);
+	TH_LOG("%llu insns for %u bodies", (unsigned long long)vm.steps, BI_MAX_LOOPS + 1);
+	EXPECT_EQ(0, live_allocs);
+}
+
+static int lower_msg(const struct bpf_insn *p, uint32_t len, char *msg, size_t n)
+{
+	struct bpfa_lower_result low;
+	int err = bpfa_lower(&lenv, p, len, &low);
+
+	snprintf(msg, n, "%s", low.msg);
+	if (!err) {
+		t_free(NULL, low.insns);
+		t_free(NULL, low.new_idx);
+	}
+	return err;
+}
+
+TEST(refusals)
+{
+	/* The lowering's own mark, forged. */
+	const struct bpf_insn forged[] = {
+		I(BPF_JMP | 0xe0 | BPF_K, 0, BPFA_ITER_MARK_SRC, 0, 0),
+		MOV_K(0, 0),
+		EXIT,
+	};
+	const struct bpf_insn imm[] = {
+		I(BPF_JMP | 0xe0 | BPF_K, 0, 0, 1, 7),
+		MOV_K(0, 0),
+		EXIT,
+	};
+	/* The iterator must be on the stack, as upstream's process_iter_arg() wants. */
+	const struct bpf_insn not_stack[] = {
+		MOV_K(2, 0),
+		MOV_K(3, 1),
+		KCALL(ID_NEW),
+		MOV_K(0, 0),
+		EXIT,
+	};
+	char msg[256];
+
+	ASSERT_EQ(-EINVAL, lower_msg(forged, N(forged), msg, sizeof(msg)));
+	EXPECT_STREQ("bpf_arena: insn 0: invalid may_goto imm 0\n", msg);
+	ASSERT_EQ(-EINVAL, lower_msg(imm, N(imm), msg, sizeof(msg)));
+	EXPECT_STREQ("bpf_arena: insn 0: invalid may_goto imm 7\n", msg);
+	ASSERT_EQ(-EINVAL, lower_msg(not_stack, N(not_stack), msg, sizeof(msg)));
+	EXPECT_STREQ("bpf_arena: insn 2: arg#0 expected pointer to an iterator on stack\n", msg);
+	EXPECT_EQ(0, live_allocs);
+}
+
+TEST_HARNESS_MAIN
