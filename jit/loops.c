@@ -48,6 +48,13 @@
 #define T_MAP		(4u << 28)	/* the value of the ld_imm64 at insn payload */
 #define T_MAYBE		(5u << 28)	/* written on some paths only */
 #define T_ARG		(6u << 28)	/* a subprogram's argument register payload at entry */
+/*
+ * r10 + (s16)payload or NULL: r0 after an inlined bpf_iter_num_next().  Only
+ * while types() runs: a null test refines it (the non-NULL edge gets T_FP,
+ * so the iterator's value pointer crosses the loop head re-derived, as
+ * clang's rotated bpf_for loops need); what is left becomes T_BITS.
+ */
+#define T_FPNULL	(7u << 28)
 #define T_KIND(t)	((t) & 0xf0000000u)
 #define T_FPOFF(t)	((__s16)(__u16)((t) & 0xffff))
 
@@ -401,6 +408,9 @@ static __u32 tjoin(__u32 a, __u32 b)
 {
 	if (a == b)
 		return a;
+	if ((T_KIND(a) == T_FPNULL && b == (T_FP | (a & 0xffff))) ||
+	    (T_KIND(b) == T_FPNULL && a == (T_FP | (b & 0xffff))))
+		return T_FPNULL | (a & 0xffff);
 	if (a == T_UNINIT || b == T_UNINIT || a == T_MAYBE || b == T_MAYBE)
 		return T_MAYBE;
 	return T_BITS;
@@ -528,6 +538,44 @@ static __u32 entry_type(const struct pctx *c, __u32 k, __u8 r)
 	return r >= 1 && r <= c->funcs[k].nargs ? T_ARG | r : T_UNINIT;
 }
 
+/*
+ * `*(u64 *)(r1 + 0) = 0; r0 = 0`: the NULL result of an inlined next()
+ * (lower.c emit_iter()), whose other result is r1.  Recognised by its shape,
+ * not by the mark before it, which an outer loop's round has replaced by
+ * then.  Typing that r0 "r1's stack address or NULL" is true of any such
+ * `r0 = 0` (it is NULL), so a program that has the shape itself gains
+ * nothing from it.
+ */
+static bool is_next_null(const struct pctx *c, __u32 i)
+{
+	const struct bpf_insn *a, *b = &c->in[i];
+
+	if (!i || c->second[i - 1])
+		return false;
+	a = &c->in[i - 1];
+	return a->code == (BPF_ST | BPF_MEM | BPF_DW) && a->dst_reg == BPF_REG_1 && !a->off &&
+	       !a->imm && b->code == (BPF_ALU64 | BPF_MOV | BPF_K) && b->dst_reg == BPF_REG_0 &&
+	       !b->imm && !b->off;
+}
+
+/*
+ * The edge k (succs() order: the target first) of a null test of a
+ * T_FPNULL register: NULL on one side, the stack pointer on the other.
+ */
+static void refine_null(const struct pctx *c, __u32 i, int k, __u32 *t)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 op = BPF_OP(insn->code), d = insn->dst_reg;
+	bool taken = k == 0, nonnull;
+
+	if (BPF_CLASS(insn->code) != BPF_JMP || BPF_SRC(insn->code) != BPF_K || insn->imm ||
+	    (op != BPF_JEQ && op != BPF_JNE) || d >= NREGS || T_KIND(t[d]) != T_FPNULL ||
+	    !insn->off)
+		return;
+	nonnull = op == BPF_JEQ ? !taken : taken;
+	t[d] = nonnull ? T_FP | (t[d] & 0xffff) : T_BITS;
+}
+
 static int types(struct pctx *c)
 {
 	__u32 nw = 0, i, s[2], t[NREGS], r;
@@ -552,18 +600,22 @@ static int types(struct pctx *c)
 		c->vis[i] &= ~2;
 		memcpy(t, &c->ty[i * NREGS], sizeof(t));
 		xfer(c, i, t);
+		if (is_next_null(c, i) && T_KIND(t[BPF_REG_1]) == T_FP)
+			t[BPF_REG_0] = T_FPNULL | (t[BPF_REG_1] & 0xffff);
 		ns = succs(c, i, s);
 		for (k = 0; k < ns; k++) {
-			__u32 *d = &c->ty[s[k] * NREGS];
+			__u32 *d = &c->ty[s[k] * NREGS], e[NREGS];
 			bool changed = false;
 
+			memcpy(e, t, sizeof(e));
+			refine_null(c, i, k, e);
 			if (!(c->vis[s[k]] & 1)) {
-				memcpy(d, t, sizeof(t));
+				memcpy(d, e, sizeof(e));
 				c->vis[s[k]] |= 1;
 				changed = true;
 			} else {
 				for (r = 0; r < NREGS; r++) {
-					__u32 j = tjoin(d[r], t[r]);
+					__u32 j = tjoin(d[r], e[r]);
 
 					changed |= j != d[r];
 					d[r] = j;
@@ -575,6 +627,9 @@ static int types(struct pctx *c)
 			}
 		}
 	}
+	for (i = 0; i < c->len * NREGS; i++)
+		if (T_KIND(c->ty[i]) == T_FPNULL)
+			c->ty[i] = T_BITS;
 	return 0;
 }
 

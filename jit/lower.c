@@ -1051,6 +1051,7 @@ static void emit_iter(__u8 a, struct bpf_insn *o)
 	o[9] = bpfa_insn(stw, r1, r2, 0, 0);
 	o[10] = bpfa_insn(a64x | BPF_MOV, r0, r1, 0, 0);
 	o[11] = bpfa_insn(BPF_JMP | BPF_JA, 0, 0, 2, 0);			/* -> 14 */
+	/* The loop pass knows these two by their shape (loops.c is_next_null()). */
 	o[12] = bpfa_insn(BPF_ST | BPF_MEM | BPF_DW, r1, 0, 0, 0);
 	o[13] = bpfa_insn(a64k | BPF_MOV, r0, 0, 0, 0);
 }

@@ -37,7 +37,12 @@
  * global-function argument tags):
  * - call the kfuncs only from sleepable programs (SEC("syscall"), "lsm.s/",
  *   "fentry.s/", ...), as upstream requires;
- * - no can_loop/cond_break/bpf_for: bounded loops or bpf_loop();
+ * - can_loop/cond_break (clang >= 19) and bpf_for/bpf_repeat (libbpf >= 1.2's
+ *   bpf_helpers.h) work in programs that use the arena; the module outlines
+ *   such loops (README "Loops", docs/LOOPS.md).  bpf_for needs struct
+ *   bpf_iter_num, which uapi bpf.h and vmlinux.h have only since 6.4: with
+ *   Debian 12's headers, define BPF_ARENA_ITER_NUM before including this
+ *   header and it is declared here;
  * - static (or inline) functions for arena pointer arguments, no __arg_arena;
  * - one arena map per program;
  * - no __arena_global variables unless the loader is libbpf >= 1.4 (Debian
@@ -99,6 +104,17 @@
 #endif
 
 #ifdef __BPF__ /* ---------------------------------- BPF program ---------- */
+
+/*
+ * The number iterator's state for bpf_for()/bpf_repeat(), as uapi bpf.h has
+ * it since 6.4; only on request (BPF_ARENA_ITER_NUM): newer headers and
+ * vmlinux.h define it themselves.
+ */
+#ifdef BPF_ARENA_ITER_NUM
+struct bpf_iter_num {
+	__u64 __opaque[1];
+} __attribute__((aligned(8)));
+#endif
 
 /* rX = rX .off = BPF_ADDR_SPACE_CAST .imm32 = (dst_as << 16) | src_as
  * (as upstream's bpf_experimental.h; r10 cannot be cast). */

@@ -338,6 +338,58 @@ TEST(nested_repeat_and_break)
 	ASSERT_EQ(0, SAME_RESULT(nested_break, ctx, 3, &loops));
 }
 
+/*
+ * The shape clang gives bpf_for (tests/loops/bpf_for.bpf.c): the first
+ * next() before the loop, the loop entered at the use of its value, the
+ * next next() at the bottom.  r0, the value pointer, crosses the loop head:
+ * the pass must carry it as the iterator's stack address (re-derived in the
+ * body), not as bits the verifier cannot dereference.
+ */
+TEST(rotated_loop_carries_value_pointer)
+{
+	const struct bpf_insn p[] = {
+		MOV_X(7, 1),		/* 0 */
+		LDX(3, 1, 0),		/* 1: end */
+		MOV_K(6, 0),		/* 2: sum */
+		FP(1, -8),		/* 3-4 */
+		MOV_K(2, 0),		/* 5 */
+		KCALL(ID_NEW),		/* 6 */
+		FP(1, -8),		/* 7-8 */
+		KCALL(ID_NEXT),		/* 9 */
+		JK(BPF_JEQ, 0, 0, 7),	/* 10 -> 18 */
+		LDXW(2, 0, 0),		/* 11: loop entry, *v */
+		ADD_X(6, 2),		/* 12 */
+		FP(1, -8),		/* 13-14 */
+		KCALL(ID_NEXT),		/* 15 */
+		JK(BPF_JEQ, 0, 0, 1),	/* 16 -> 18 */
+		JA(-7),			/* 17 -> 11 */
+		FP(1, -8),		/* 18-19 */
+		KCALL(ID_DESTROY),	/* 20 */
+		STX(7, 6, 8),		/* 21 */
+		MOV_X(0, 6),		/* 22 */
+		EXIT,			/* 23 */
+	};
+	struct bpf_insn *t = NULL;
+	uint64_t ctx[2] = { 1000, 0 };
+	uint32_t tlen, loops, k;
+	char msg[256] = "";
+	bool rederived = false;
+
+	ASSERT_EQ(499500, SAME_RESULT(p, ctx, 2, &loops));
+	EXPECT_EQ(1, loops);
+	ctx[0] = 0;
+	ASSERT_EQ(0, SAME_RESULT(p, ctx, 2, &loops));
+	/* r0 = r10; r0 += -8 somewhere: re-derived, not loaded from the frame. */
+	ASSERT_EQ(0, translate(p, N(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
+	for (k = 0; k + 1 < tlen; k++)
+		rederived |= t[k].code == (BPF_ALU64 | BPF_MOV | BPF_X) && t[k].dst_reg == 0 &&
+			     t[k].src_reg == 10 && t[k + 1].code == (BPF_ALU64 | BPF_ADD | BPF_K) &&
+			     t[k + 1].dst_reg == 0 && t[k + 1].imm == -8;
+	t_free(NULL, t);
+	EXPECT_TRUE(rederived);
+	EXPECT_EQ(0, live_allocs);
+}
+
 /* A return from inside the loop (an exit edge through `exit`), and next() outside any loop. */
 TEST(return_inside_loop_and_lone_next)
 {

@@ -52,3 +52,19 @@ $(BUILD)/tests/arena_loops_clang_test: $(TOP)/tests/arena_loops_clang_test.c \
 	@mkdir -p $(dir $@)
 	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DLOOPS_OBJ='"$(LOOPS_OUT)/can_loop_walk.bpf.o"' \
 		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread
+
+# bpf_for / bpf_repeat (tests/arena_bpf_for_test.c): clang-19 objects with
+# bpf_arena.h and libbpf 1.4.6's bpf_helpers.h, loaded by libbpf 1.4.6.
+ITER_BPF_CFLAGS := $(LOOPS_BPF_CFLAGS) -I$(TOP)/lib/include
+
+$(LOOPS_OUT)/%.bpf.o: $(TOP)/tests/loops/%.bpf.c $(TOP)/lib/include/bpf_arena.h | $(LIBBPF_NEW_A)
+	@mkdir -p $(dir $@)
+	clang-19 $(ITER_BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/arena_bpf_for_test: $(TOP)/tests/arena_bpf_for_test.c \
+		$(LOOPS_OUT)/bpf_for.bpf.o $(LOOPS_OUT)/bpf_for_refused.bpf.o $(LIBBPF_NEW_A) \
+		$(wildcard $(TOP)/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DFOR_OBJ='"$(LOOPS_OUT)/bpf_for.bpf.o"' \
+		-DREFUSED_OBJ='"$(LOOPS_OUT)/bpf_for_refused.bpf.o"' \
+		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread

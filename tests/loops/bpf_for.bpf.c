@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_for / bpf_repeat and the raw number iterator (bpf_iter_num_*), as
+ * upstream code writes them, in arena programs: clang-19, libbpf 1.4.6's
+ * bpf_helpers.h (bookworm-backports), struct bpf_iter_num from bpf_arena.h
+ * (Debian 12's uapi headers predate it).  On 6.1 the module inlines the
+ * iterator and outlines each loop (docs/LOOPS.md); on 6.12 it is native.
+ * The arena global `runs` ties every program to the arena.
+ */
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+
+#define BPF_ARENA_ITER_NUM
+#include "bpf_arena.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARENA);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024);
+} arena SEC(".maps");
+
+__u64 __arena runs;
+
+/* The raw iterator: new()'s result, the values next() yields, their number. */
+struct range_args {
+	int start, end;
+	long long ret, sum, n, first, last;
+};
+
+SEC("syscall")
+int range_sum(struct range_args *a)
+{
+	long long sum = 0, n = 0, first = -1, last = -1;
+	struct bpf_iter_num it;
+	int *v;
+
+	a->ret = bpf_iter_num_new(&it, a->start, a->end);
+	while ((v = bpf_iter_num_next(&it))) {
+		if (!n)
+			first = *v;
+		last = *v;
+		sum += *v;
+		n++;
+	}
+	bpf_iter_num_destroy(&it);
+	a->sum = sum;
+	a->n = n;
+	a->first = first;
+	a->last = last;
+	runs++;
+	return 0;
+}
+
+struct node {
+	struct node __arena *next;
+	__u64 value;
+};
+
+/* ctx[0] = head (user address), ctx[1] = at most this many hops; ctx[2] = sum, ctx[3] = hops. */
+SEC("syscall")
+int list_walk(__u64 *ctx)
+{
+	struct node __arena *p = (struct node __arena *)ctx[0];
+	int max = (int)ctx[1], i;
+	__u64 sum = 0, hops = 0;
+
+	bpf_for(i, 0, max) {
+		if (!p)
+			break;
+		sum += p->value;
+		hops++;
+		p = p->next;
+	}
+	ctx[2] = sum;
+	ctx[3] = hops;
+	runs++;
+	return 0;
+}
+
+/* ctx[0] outer, ctx[1] inner; ctx[2] = repeats, ctx[3] = sum of i * j. */
+SEC("syscall")
+int nested(__u64 *ctx)
+{
+	int outer = (int)ctx[0], inner = (int)ctx[1], i, j;
+	__u64 reps = 0, sum = 0;
+
+	bpf_for(i, 0, outer) {
+		bpf_repeat(inner)
+			reps++;
+		bpf_for(j, 0, inner)
+			sum += (__u64)i * j;
+	}
+	ctx[2] = reps;
+	ctx[3] = sum;
+	runs++;
+	return 0;
+}
+
+char _license[] SEC("license") = "GPL";

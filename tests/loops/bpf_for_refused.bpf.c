@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Iterator programs the two kernels judge differently; the test loads each
+ * alone.  no_arena: 6.12 runs it; 6.1+module refuses it by name (the
+ * iterators are translated only in arena programs).  reset_iter: writes
+ * its iterator's state, which 6.12's verifier refuses; 6.1's verifier
+ * cannot tell, and the translation must still end: bpf_loop()'s 8M bodies,
+ * one more, then the loop's exit (docs/LOOPS.md).
+ */
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+
+#define BPF_ARENA_ITER_NUM
+#include "bpf_arena.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARENA);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 16);
+} arena SEC(".maps");
+
+__u64 __arena runs;
+
+/* ctx[0] = n; ctx[1] = 0 + 1 + ... + (n - 1). */
+SEC("syscall")
+int no_arena(__u64 *ctx)
+{
+	__u64 sum = 0;
+	int i;
+
+	bpf_for(i, 0, (int)ctx[0])
+		sum += i;
+	ctx[1] = sum;
+	return 0;
+}
+
+/* ctx[0] = bodies run. */
+SEC("syscall")
+int reset_iter(__u64 *ctx)
+{
+	struct bpf_iter_num it;
+	__u64 n = 0;
+
+	bpf_iter_num_new(&it, 0, 10);
+	while (bpf_iter_num_next(&it)) {
+		n++;
+		*(volatile int *)&it = 0;	/* cur = 0: next() never ends */
+	}
+	bpf_iter_num_destroy(&it);
+	ctx[0] = n;
+	runs++;
+	return 0;
+}
+
+char _license[] SEC("license") = "GPL";
