@@ -19,7 +19,8 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefine
 # Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).
 FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c \
 	$(TOP)/tests/arena_loops_test.c)
-FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o $(BUILD)/tests/upstream/*.bpf.o)
+FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o $(BUILD)/tests/upstream/*.bpf.o \
+	$(BUILD)/tests/loops/*.bpf.o)
 
 FUZZ_FINDINGS := $(wildcard $(TOP)/tests/fuzz/findings/*.bin)
 

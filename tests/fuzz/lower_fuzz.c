@@ -101,6 +101,13 @@ static enum bpfa_kf_kind f_classify_kfunc(void *ctx, const struct bpf_insn *insn
 		return BPFA_KF_ALLOC;
 	if (insn->imm == e->kf_free)
 		return BPFA_KF_FREE;
+	/* bpf_iter_num_new/next/destroy (inlined, their loops outlined). */
+	if (insn->imm == e->kf_free + 1)
+		return BPFA_KF_ITER_NEW;
+	if (insn->imm == e->kf_free + 2)
+		return BPFA_KF_ITER_NEXT;
+	if (insn->imm == e->kf_free + 3)
+		return BPFA_KF_ITER_DESTROY;
 	return BPFA_KF_OTHER;
 }
 

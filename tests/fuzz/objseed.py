@@ -79,7 +79,11 @@ def link(path):
                         ins[1] = (regs & 0x0f) | (2 << 4)
                         ins[2] = 1
                         ins[3] = {'bpf_arena_alloc_pages': KF_ALLOC,
-                                  'bpf_arena_free_pages': KF_FREE}.get(sym['name'], 99)
+                                  'bpf_arena_free_pages': KF_FREE,
+                                  # lower_fuzz.c: the iterators follow KF_FREE
+                                  'bpf_iter_num_new': KF_FREE + 1,
+                                  'bpf_iter_num_next': KF_FREE + 2,
+                                  'bpf_iter_num_destroy': KF_FREE + 3}.get(sym['name'], 99)
         out.append(b''.join(struct.pack('<BBhi', *x) for x in prog))
     return out
 
