@@ -7,6 +7,7 @@
 
 #include <linux/cred.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/user.h>
@@ -369,6 +370,26 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * The user fault handler returns its page locked (arena_fault_page()), and
+ * the core maps it before unlocking it.  Locking each page a free took out
+ * of the window, after no new fault can find it and before the zap, waits
+ * for the faults that found it earlier: their PTEs are there for the zap to
+ * remove.  Without it such a PTE could appear after the zap and keep a page
+ * the arena no longer has mapped in user space (stale for user space, and
+ * not uncharged until unmapped).  arena->lock held; lock order: mmap_lock,
+ * arena->lock, page lock.
+ */
+static void wait_user_faults(struct page **pages, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		lock_page(pages[i]);
+		unlock_page(pages[i]);
+	}
+}
+
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
 	u64 full_uaddr, uaddr_end;
@@ -399,6 +420,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	nr = kern_clear(kaddr, page_cnt, pages);
 	arena_punlock(arena, flags);
 	kern_flush(kaddr, page_cnt);
+	wait_user_faults(pages, nr);
 	/* User mappings before the range is reusable, so nobody reaches a freed page. */
 	arena_zap(arena, pgoff, page_cnt);
 	flags = arena_plock(arena);
@@ -523,6 +545,7 @@ void arena_unmap_freeing(struct bpf_arena *arena)
 			kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start +
 							     (lo << PAGE_SHIFT))),
 				   hi - lo);
+		wait_user_faults(pages, nr);
 		for (i = 0; i < nruns; i++)
 			arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
 		/* Only the runs this pass unmapped: newer frees wait for the next. */
@@ -634,6 +657,16 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	return done;
 }
 
+/* Does a non-sleepable free wait for the worker to take pgoff out? */
+static bool arena_freeing(struct bpf_arena *arena, pgoff_t pgoff)
+{
+	unsigned long flags = arena_plock(arena);
+	bool ret = test_bit(pgoff, arena->freeing);
+
+	arena_punlock(arena, flags);
+	return ret;
+}
+
 struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 			      unsigned long uaddr)
 {
@@ -651,6 +684,16 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		arena_punlock(arena, flags);
 	} else {
 		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
+		if (!page && arena_freeing(arena, pgoff)) {
+			/*
+			 * A non-sleepable free (or a failed allocation's tail)
+			 * waits for the worker: do its work now, as upstream's
+			 * free, synchronous, would have, rather than fail a
+			 * fault the free will make good.
+			 */
+			arena_unmap_freeing(arena);
+			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
+		}
 		if (page && allocated)
 			atomic64_inc(&arena->user_faults);
 		/*
@@ -661,6 +704,9 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		if (page)
 			get_page(page);
 	}
+	/* Locked until the core has mapped it: see wait_user_faults(). */
+	if (page)
+		lock_page(page);
 	mutex_unlock(&arena->lock);
 	return page;
 }

@@ -141,7 +141,7 @@ static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGSEGV;
 	}
 	vmf->page = page;
-	return 0;
+	return VM_FAULT_LOCKED;
 }
 
 /* Splitting would leave pieces whose start is not user_vm_start. */
