@@ -68,3 +68,10 @@ $(BUILD)/tests/arena_bpf_for_test: $(TOP)/tests/arena_bpf_for_test.c \
 	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DFOR_OBJ='"$(LOOPS_OUT)/bpf_for.bpf.o"' \
 		-DREFUSED_OBJ='"$(LOOPS_OUT)/bpf_for_refused.bpf.o"' \
 		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread
+
+# review-iter: a non-arena program that feature-probes bpf_iter_num_new.
+$(BUILD)/tests/arena_bpf_for_probe_test: $(TOP)/tests/arena_bpf_for_probe_test.c \
+		$(LOOPS_OUT)/bpf_for_probe.bpf.o $(LIBBPF_NEW_A) $(wildcard $(TOP)/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DPROBE_OBJ='"$(LOOPS_OUT)/bpf_for_probe.bpf.o"' \
+		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * review-iter: installing bpf_arena.ko must not break BPF programs that use
+ * no arena.  tests/loops/bpf_for_probe.bpf.c feature-probes bpf_iter_num_new
+ * with bpf_ksym_exists() and falls back to a plain loop: it loads on stock
+ * 6.1 (`tests/vm/run --kernel 6.1 --no-module`, fallback) and 6.12 (native
+ * iterators).  With the module on 6.1, libbpf resolves the __weak __ksym to
+ * the module's never-registered bpf_iter_num_new (module/kfunc.c), the probe
+ * says "present", and refuse_loops_without_arena() refuses the program.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "kselftest_harness.h"
+
+extern const char probe_obj_start[], probe_obj_end[];
+__asm__(".pushsection .rodata\n.balign 8\n"
+	".global probe_obj_start\nprobe_obj_start:\n.incbin \"" PROBE_OBJ "\"\n"
+	".global probe_obj_end\nprobe_obj_end:\n.popsection\n");
+
+static char print_buf[1 << 16];
+static size_t print_len;
+
+static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	int n;
+
+	(void)level;
+	n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, ap);
+	if (n > 0 && print_len + n < sizeof(print_buf))
+		print_len += n;
+	return 0;
+}
+
+TEST(non_arena_program_probing_iterators_still_loads)
+{
+	struct bpf_object *obj;
+	__u64 ctx[2] = { 0, 0 };
+	int err, fd;
+
+	libbpf_set_print(print_fn);
+	obj = bpf_object__open_mem(probe_obj_start, probe_obj_end - probe_obj_start, NULL);
+	ASSERT_EQ(0, libbpf_get_error(obj));
+	err = bpf_object__load(obj);
+	ASSERT_EQ(0, err) TH_LOG("load: %d\n%s", err,
+				 print_len > 4000 ? print_buf + print_len - 4000 : print_buf);
+	fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "probe_sum"));
+	ASSERT_LE(0, fd);
+	{
+		/* SYSCALL programs write ctx back to ctx_in. */
+		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = sizeof(ctx));
+
+		ASSERT_EQ(0, bpf_prog_test_run_opts(fd, &o)) TH_LOG("%s", strerror(errno));
+	}
+	EXPECT_EQ(4950, ctx[0]);
+	TH_LOG("ran the %s", ctx[1] == 1 ? "iterators" : "fallback loop");
+	bpf_object__close(obj);
+}
+
+TEST_HARNESS_MAIN
