@@ -2591,6 +2591,43 @@ static int one_round(const struct bpfa_loops_env *env, const struct bpf_insn *in
 }
 
 /*
+ * The refusal of a loop nested deeper than the rounds go: named by the
+ * first mark left (a may_goto or a bpf_for's next()) and its original insn.
+ */
+static int too_deep(const struct bpfa_loops_env *env, struct bpfa_loops_result *res,
+		    const __u32 *pre)
+{
+	const char *what = MG;
+	__u32 k, i = 0, lo = 0, hi = env->old_len;
+
+	for (k = 0; k < res->len; k++) {
+		if (bpfa_is_ldimm64(&res->insns[k])) {
+			k++;
+			continue;
+		}
+		if (!bpfa_is_loop_mark(&res->insns[k]))
+			continue;
+		if (bpfa_is_iter_mark(&res->insns[k]))
+			what = "bpf_for/bpf_repeat ";
+		i = pre ? pre[k] : k;
+		break;
+	}
+	/* The largest original insn whose lowered sequence starts at or before i. */
+	while (env->new_idx && lo < hi) {
+		__u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (env->new_idx[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	bpfa_loops_free(env, res);
+	return set_msg(res, env->new_idx ? lo : i,
+		       "%sloops nested more than %u deep are not supported", what,
+		       BPFA_LOOPS_MAX_DEPTH);
+}
+
+/*
  * Round 0 outlines the outermost loops; a nested loop's may_goto stays in
  * its outer body, and the next round, run on the output (with the BTF,
  * func_info and line_info the round made), outlines it inside that body,
@@ -2609,9 +2646,7 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 	err = one_round(env, insns, len, res, NULL, NULL, 0, &pre, &ext);
 	for (round = 1; !err && bpfa_loops_needed(res->insns, res->len); round++) {
 		if (round == BPFA_LOOPS_MAX_DEPTH) {
-			bpfa_loops_free(env, res);
-			err = set_msg(res, 0, MG "loops nested more than %u deep are not supported",
-				      BPFA_LOOPS_MAX_DEPTH);
+			err = too_deep(env, res, pre);
 			break;
 		}
 		e2 = *env;

@@ -81,7 +81,7 @@ enum {
 	A_NONE, A_CAST_KERN, A_CAST_USER, A_CAST_USER_NC, A_ALU32, A_LOAD, A_STX, A_ST,
 	A_ATOMIC, A_AFETCH, A_CMPXCHG, A_LD_MAP, A_LD_VALUE, A_KF_ALLOC, A_KF_FREE,
 	A_KF_ALLOC_MAP, A_KF_FREE_MAP, A_KF_RESERVE, A_ITER_NEW, A_ITER_NEXT, A_ITER_DESTROY,
-	A_NR
+	A_KSYM_ONE, A_NR
 };
 
 /* Lengths of the inline iterator sequences (emit_iter()). */
@@ -97,6 +97,7 @@ static const __u8 act_len[A_NR] = {
 	[A_KF_ALLOC_MAP] = 1, [A_KF_FREE_MAP] = 1,
 	[A_KF_RESERVE] = 3,
 	[A_ITER_NEW] = ITER_NEW_LEN, [A_ITER_NEXT] = ITER_NEXT_LEN, [A_ITER_DESTROY] = 1,
+	[A_KSYM_ONE] = 1,
 };
 
 #define RET_VIS		0x80
@@ -613,7 +614,7 @@ static void xfer(struct lctx *c, struct lstate *st, __u32 i)
 		if (bpfa_is_ldimm64(insn)) {
 			/* Constants (the lowered arena map and globals are too) or pointers. */
 			bool k = insn->src_reg == 0 || c->act[i] == A_LD_MAP ||
-				 c->act[i] == A_LD_VALUE;
+				 c->act[i] == A_LD_VALUE || c->act[i] == A_KSYM_ONE;
 
 			setr(st, insn->dst_reg, k ? V_CONST : V_NONE, false);
 			if (c->act[i] == A_LD_MAP && insn->dst_reg <= 9)
@@ -708,6 +709,12 @@ static int classify(struct lctx *c, __u32 i)
 		bool val = src == BPF_PSEUDO_MAP_VALUE || src == BPF_PSEUDO_MAP_IDX_VALUE;
 		enum bpfa_ld_kind k = BPFA_LD_OTHER;
 		__u32 off = (__u32)insn[1].imm;
+
+		if (src == BPF_PSEUDO_BTF_ID && env->classify_ksym &&
+		    env->classify_ksym(env->ctx, insn) != BPFA_KF_OTHER) {
+			c->act[i] = A_KSYM_ONE;
+			return 0;
+		}
 
 		if ((val || src == BPF_PSEUDO_MAP_FD || src == BPF_PSEUDO_MAP_IDX) &&
 		    env->classify_ldimm64)
@@ -1139,6 +1146,10 @@ static int emit(struct lctx *c)
 		case A_ITER_NEXT:
 		case A_ITER_DESTROY:
 			emit_iter(a, o);
+			break;
+		case A_KSYM_ONE:
+			/* bpf_ksym_exists(bpf_iter_num_*): present, as on 6.4+. */
+			bpfa_ldimm64(o, insn->dst_reg, 0, 1, 0);
 			break;
 		default:
 			emit_ph(c, insn, a, o);

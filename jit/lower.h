@@ -37,6 +37,13 @@ struct bpfa_lower_env {
 	enum bpfa_ld_kind (*classify_ldimm64)(void *ctx, const struct bpf_insn *insn);
 	/* BPF_JMP|BPF_CALL with src_reg BPF_PSEUDO_KFUNC_CALL: an arena kfunc? */
 	enum bpfa_kf_kind (*classify_kfunc)(void *ctx, const struct bpf_insn *insn);
+	/*
+	 * insn[0..1] is an ld_imm64 BPF_PSEUDO_BTF_ID (a typed ksym; for a
+	 * function, libbpf's bpf_ksym_exists()): does it name one of the
+	 * module's iterator functions?  Those become the constant 1, since 6.1
+	 * has no ld_imm64 of a function ("isn't KIND_VAR").  May be NULL.
+	 */
+	enum bpfa_kf_kind (*classify_ksym)(void *ctx, const struct bpf_insn *insn);
 	__u64 user_vm_start, arena_size;	/* arena global: user_vm_start + off, off < size */
 	bool no_user_conv;			/* arena has BPF_F_NO_USER_CONV */
 	bool sleepable;				/* the arena kfuncs may be called */

@@ -59,9 +59,14 @@ struct prog_load {
 	u32 fd_cnt;
 	struct bpf_arena *arena;		/* referenced */
 	bool kfuncs;				/* calls bpf_arena_alloc/free_pages */
+	/* may_goto or bpf_iter_num_* (bpf_for): translated even without an arena */
+	bool loops;
+	u32 loops_insn;				/* the first such insn */
+	const char *loops_what;			/* and what it is */
 };
 
 static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn);
+static enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn);
 
 static bool is_ldimm64(const struct bpf_insn *insn)
 {
@@ -131,6 +136,13 @@ static bool is_arena_kfunc(enum bpfa_kf_kind kind)
 	return kind == BPFA_KF_ALLOC || kind == BPFA_KF_FREE || kind == BPFA_KF_RESERVE;
 }
 
+static void note_loops(struct prog_load *pl, u32 insn, const char *what)
+{
+	pl->loops = true;
+	pl->loops_insn = insn;
+	pl->loops_what = what;
+}
+
 /*
  * Finds the program's arena and applies upstream's checks, in upstream's
  * order (the first arena ld_imm64 checks the loader; a second arena is
@@ -143,14 +155,27 @@ static int find_arena(struct prog_load *pl)
 	u32 i;
 
 	pl->kfuncs = false;
+	pl->loops = false;
 	for (i = 0; i < pl->len; i++) {
+		enum bpfa_kf_kind kind;
+
 		casts |= is_cast(&pl->insns[i]);
+		if (pl->insns[i].code == BPFA_MAY_GOTO_CODE && !pl->loops)
+			note_loops(pl, i, "may_goto (can_loop/cond_break)");
 		/* An arena kfunc without an arena map: the map comes at run time. */
 		if (pl->insns[i].code == (BPF_JMP | BPF_CALL) &&
-		    pl->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && !pl->kfuncs)
-			pl->kfuncs = is_arena_kfunc(lower_classify_kfunc(pl, &pl->insns[i]));
+		    pl->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && (!pl->kfuncs || !pl->loops)) {
+			kind = lower_classify_kfunc(pl, &pl->insns[i]);
+			pl->kfuncs |= is_arena_kfunc(kind);
+			if (kind != BPFA_KF_OTHER && !is_arena_kfunc(kind) && !pl->loops)
+				note_loops(pl, i, "bpf_iter_num_* (bpf_for/bpf_repeat)");
+		}
 		if (!is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
 			continue;
+		/* bpf_ksym_exists(bpf_iter_num_*): 6.1 has no ld_imm64 of a function. */
+		if (pl->insns[i].src_reg == BPF_PSEUDO_BTF_ID && !pl->loops &&
+		    lower_classify_ksym(pl, &pl->insns[i]) != BPFA_KF_OTHER)
+			note_loops(pl, i, "bpf_ksym_exists(bpf_iter_num_*)");
 		if (!is_map_ldimm64(&pl->insns[i])) {
 			i++;
 			continue;
@@ -227,7 +252,8 @@ static bool btf_func_is(struct btf *btf, u32 id, enum arena_kfunc_id which, cons
 {
 	const struct btf_type *t;
 
-	if (!id || id != arena_kfunc_btf_id(which))
+	/* A kernel BTF (the module's): a user's BTF cannot pose as it. */
+	if (!id || id != arena_kfunc_btf_id(which) || !ksyms.btf_is_kernel(btf))
 		return false;
 	t = btf_type_by_id(btf, id);
 	return t && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
@@ -257,6 +283,28 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_RESERVE, "bpf_arena_reserve_pages"))
 		kind = BPFA_KF_RESERVE;
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
+		kind = BPFA_KF_ITER_NEW;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
+		kind = BPFA_KF_ITER_NEXT;
+	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_DESTROY, "bpf_iter_num_destroy"))
+		kind = BPFA_KF_ITER_DESTROY;
+	ksyms.btf_put(btf);
+	return kind;
+}
+
+/* An ld_imm64 BPF_PSEUDO_BTF_ID naming one of the module's iterator functions? */
+static enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn)
+{
+	enum bpfa_kf_kind kind = BPFA_KF_OTHER;
+	struct btf *btf;
+
+	/* 6.1 takes the BTF object's fd from insn[1].imm, not from fd_array. */
+	if (insn[1].imm <= 0)
+		return BPFA_KF_OTHER;
+	btf = ksyms.btf_get_by_fd(insn[1].imm);
+	if (IS_ERR(btf))
+		return BPFA_KF_OTHER;
+	if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
 		kind = BPFA_KF_ITER_NEW;
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
 		kind = BPFA_KF_ITER_NEXT;
@@ -543,6 +591,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		.free = lower_free,
 		.classify_ldimm64 = lower_classify_ldimm64,
 		.classify_kfunc = lower_classify_kfunc,
+		.classify_ksym = lower_classify_ksym,
 		.sleepable = pl->attr.prog_flags & BPF_F_SLEEPABLE,
 		.kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_PH),
 		.kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH),
@@ -565,7 +614,10 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return file;
-	/* No arena map: only kfunc calls on a map known at run time (iterators). */
+	/*
+	 * No arena map: kfunc calls on a map known at run time (iterators)
+	 * or only loops to translate.
+	 */
 	if (!pl->arena)
 		goto lower;
 	env.user_vm_start = pl->arena->user_vm_start;
@@ -685,6 +737,28 @@ out_res:
 }
 
 /*
+ * 6.1 has no may_goto (can_loop/cond_break) and no open-coded iterators
+ * (bpf_for/bpf_repeat); the module translates both (docs/LOOPS.md) in any
+ * program, arena or not: a program that probes the iterators with
+ * bpf_ksym_exists() finds the module's and must then work.  The translation
+ * needs what an arena program needs: CAP_BPF (as any kfunc call) and
+ * CAP_PERFMON (the translated next() compares a stack pointer with NULL, a
+ * pointer comparison 6.1 allows only with it).  Without them: EPERM, named.
+ */
+static int loops_allowed(struct prog_load *pl)
+{
+	char msg[224];
+
+	if (bpf_capable() && perfmon_capable())
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "bpf_arena: insn %u: %s needs CAP_BPF and CAP_PERFMON on this kernel, which has no such loops of its own\n",
+		 pl->loops_insn, pl->loops_what);
+	prog_log(&pl->attr, msg);
+	return -EPERM;
+}
+
+/*
  * The arena program pl, loaded with the task switched to a private copy of
  * its fd table; the new program fd in the task's own table, or -errno.
  * Everything is looked up again in the copy: what the first look (in the
@@ -705,9 +779,12 @@ static long load_in_snapshot(struct prog_load *pl, union bpf_attr __user *uattr,
 	if (ret)
 		return ret;
 	ret = find_arena(pl);
-	if (!ret && (pl->arena || pl->kfuncs))
+	/* Looked up again: a sibling thread may have changed what the fds name. */
+	if (!ret && !pl->arena && !pl->kfuncs && pl->loops)
+		ret = loops_allowed(pl);
+	if (!ret && (pl->arena || pl->kfuncs || pl->loops))
 		ret = check_fd_indexes(pl);
-	if (ret || (!pl->arena && !pl->kfuncs)) {
+	if (ret || (!pl->arena && !pl->kfuncs && !pl->loops)) {
 		fd_snapshot_leave(&snap);
 		/* Not an arena program after all: the stock path decides. */
 		return ret ? ret : orig(regs);
@@ -754,8 +831,10 @@ static bool may_use_arena(const union bpf_attr *attr)
 		src = (v >> 12) & 0xf;
 		off = (s16)(v >> 16);
 		if (code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			/* A typed ksym: maybe bpf_ksym_exists(bpf_iter_num_*). */
 			if (src == BPF_PSEUDO_MAP_FD || src == BPF_PSEUDO_MAP_VALUE ||
-			    src == BPF_PSEUDO_MAP_IDX || src == BPF_PSEUDO_MAP_IDX_VALUE)
+			    src == BPF_PSEUDO_MAP_IDX || src == BPF_PSEUDO_MAP_IDX_VALUE ||
+			    src == BPF_PSEUDO_BTF_ID)
 				goto yes;
 			i++;
 		} else if (code == (BPF_ALU64 | BPF_MOV | BPF_X) && (off == 1 || off == 2)) {
@@ -772,43 +851,6 @@ yes:
 fault:
 	user_access_end();
 	return true;
-}
-
-/*
- * 6.1 has no may_goto (can_loop/cond_break) and would say "unknown opcode
- * e5", nor open-coded iterators (bpf_for/bpf_repeat), whose calls libbpf
- * resolves to the module's bpf_iter_num_* and the verifier then refuses as
- * not allowed for the program type.  The loop pass runs on arena programs
- * only (it rides on the lowering).  Name the construct instead, with the
- * errno 6.1 gives.
- */
-static int refuse_loops_without_arena(struct prog_load *pl)
-{
-	const char *what = NULL;
-	char msg[256];
-	u32 i;
-
-	for (i = 0; i < pl->len && !what; i++) {
-		const struct bpf_insn *insn = &pl->insns[i];
-
-		if (insn->code == (BPF_LD | BPF_IMM | BPF_DW)) {
-			i++;
-			continue;
-		}
-		if (insn->code == BPFA_MAY_GOTO_CODE)
-			what = "may_goto (can_loop/cond_break)";
-		else if (insn->code == (BPF_JMP | BPF_CALL) &&
-			 insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
-			 lower_classify_kfunc(pl, insn) != BPFA_KF_OTHER)
-			what = "bpf_iter_num_* (bpf_for/bpf_repeat)";
-	}
-	if (!what)
-		return 0;
-	snprintf(msg, sizeof(msg),
-		 "bpf_arena: insn %u: %s in a program that uses no arena: this kernel lacks it, and bpf_arena translates it only in arena programs\n",
-		 i - 1, what);
-	prog_log(&pl->attr, msg);
-	return -EINVAL;
 }
 
 long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_regs *regs))
@@ -843,10 +885,11 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
 	if (!ret && !pl->arena && !pl->kfuncs) {
-		ret = refuse_loops_without_arena(pl);
+		if (!pl->loops)
+			goto pass;
+		ret = loops_allowed(pl);
 		if (ret)
 			goto out;
-		goto pass;
 	}
 	if (!ret)
 		ret = load_in_snapshot(pl, uattr, regs, orig);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * review-iter: installing bpf_arena.ko must not break BPF programs that use
- * no arena.  tests/loops/bpf_for_probe.bpf.c feature-probes bpf_iter_num_new
- * with bpf_ksym_exists() and falls back to a plain loop: it loads on stock
- * 6.1 (`tests/vm/run --kernel 6.1 --no-module`, fallback) and 6.12 (native
- * iterators).  With the module on 6.1, libbpf resolves the __weak __ksym to
- * the module's never-registered bpf_iter_num_new (module/kfunc.c), the probe
- * says "present", and refuse_loops_without_arena() refuses the program.
+ * Installing bpf_arena.ko must not break BPF programs that use no arena
+ * (attack review 3).  tests/loops/bpf_for_probe.bpf.c feature-probes
+ * bpf_iter_num_new with bpf_ksym_exists() and falls back to a plain loop: on
+ * stock 6.1 (`tests/vm/run --kernel 6.1 --no-module`) the fallback runs, on
+ * 6.12 the kernel's iterators.  With the module on 6.1 libbpf resolves the
+ * __weak __ksym to the module's bpf_iter_num_new (module/kfunc.c) and the
+ * probe says "present": the module then translates the iterators, as it
+ * does in arena programs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
+#include "kmod_util.h"
 
 extern const char probe_obj_start[], probe_obj_end[];
 __asm__(".pushsection .rodata\n.balign 8\n"
@@ -56,6 +58,8 @@ TEST(non_arena_program_probing_iterators_still_loads)
 		ASSERT_EQ(0, bpf_prog_test_run_opts(fd, &o)) TH_LOG("%s", strerror(errno));
 	}
 	EXPECT_EQ(4950, ctx[0]);
+	/* The iterators where the kernel or the module has them, else the fallback. */
+	EXPECT_EQ(kernel_has_native_arena() || kmod_is_loaded() ? 1 : 2, ctx[1]);
 	TH_LOG("ran the %s", ctx[1] == 1 ? "iterators" : "fallback loop");
 	bpf_object__close(obj);
 }

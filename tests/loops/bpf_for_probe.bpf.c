@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * review-iter: a program that uses NO arena and feature-probes the
+ * A program that uses NO arena and feature-probes the
  * open-coded iterators the documented way (bpf_ksym_exists() on the __weak
  * __ksym libbpf's bpf_helpers.h declares), falling back to a bounded loop
  * where they are missing.  Portable programs (CO-RE objects meant for 6.1
  * and newer) do exactly this.  On stock 6.1 libbpf finds no
  * bpf_iter_num_new, the probe is 0 and the fallback runs; on 6.12 the
  * kernel's iterators run.  With bpf_arena.ko on 6.1 the module's BTF makes
- * the probe say "present", and the program is then refused.
+ * the probe say "present", so the module must run the iterators (attack
+ * review 3 found it refused them in programs without an arena).
  */
 #include <linux/bpf.h>
 #include <stdbool.h>

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Iterator programs the two kernels judge differently; the test loads each
- * alone.  no_arena: 6.12 runs it; 6.1+module refuses it by name (the
- * iterators are translated only in arena programs).  reset_iter: writes
+ * Iterator programs loaded one at a time.  no_arena: uses no arena; both
+ * kernels run it (6.1 + module: translated as in arena programs).  reset_iter: writes
  * its iterator's state, which 6.12's verifier refuses; 6.1's verifier
  * cannot tell, and the translation must still end: bpf_loop()'s 8M bodies,
  * one more, then the loop's exit (docs/LOOPS.md).
@@ -26,10 +25,10 @@ __u64 __arena runs;
 SEC("syscall")
 int no_arena(__u64 *ctx)
 {
+	int i, n = (int)ctx[0];	/* read before: main's ctx cannot be used inside a loop on 6.1 */
 	__u64 sum = 0;
-	int i;
 
-	bpf_for(i, 0, (int)ctx[0])
+	bpf_for(i, 0, n)
 		sum += i;
 	ctx[1] = sum;
 	return 0;

@@ -108,9 +108,15 @@ static enum bpfa_kf_kind t_classify_kfunc(void *ctx, const struct bpf_insn *insn
 	return BPFA_KF_OTHER;
 }
 
+/* ld_imm64 BPF_PSEUDO_BTF_ID imm = id (bpf_ksym_exists()): only the iterators are ours. */
+static enum bpfa_kf_kind t_classify_ksym(void *ctx, const struct bpf_insn *insn)
+{
+	return t_classify_kfunc(ctx, insn);
+}
+
 static const struct bpfa_lower_env lenv = {
 	.zalloc = t_zalloc, .free = t_free, .classify_kfunc = t_classify_kfunc,
-	.companion_fd = -1,
+	.classify_ksym = t_classify_ksym, .companion_fd = -1,
 };
 
 /* Both passes, as prog_load.c runs them; 0 or the failing pass's errno (msg set). */
@@ -470,6 +476,38 @@ static int lower_msg(const struct bpf_insn *p, uint32_t len, char *msg, size_t n
 		t_free(NULL, low.new_idx);
 	}
 	return err;
+}
+
+/*
+ * bpf_ksym_exists(bpf_iter_num_new) is an ld_imm64 of the function, which
+ * 6.1 refuses ("isn't KIND_VAR"): the lowering makes it the constant 1.
+ * Other typed ksyms stay as they are.
+ */
+TEST(ksym_exists_of_an_iterator_is_one)
+{
+	const struct bpf_insn p[] = {
+		I(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_BTF_ID, 0, ID_NEW),
+		I(0, 0, 0, 0, 13),
+		I(BPF_LD | BPF_IMM | BPF_DW, 3, BPF_PSEUDO_BTF_ID, 0, 77),
+		I(0, 0, 0, 0, 13),
+		MOV_X(0, 2),
+		EXIT,
+	};
+	struct bpfa_lower_result low;
+
+	ASSERT_EQ(0, bpfa_lower(&lenv, p, N(p), &low)) TH_LOG("%s", low.msg);
+	ASSERT_EQ(N(p), low.len);
+	EXPECT_EQ(BPF_LD | BPF_IMM | BPF_DW, low.insns[0].code);
+	EXPECT_EQ(0, (int)low.insns[0].src_reg);
+	EXPECT_EQ(2, (int)low.insns[0].dst_reg);
+	EXPECT_EQ(1, low.insns[0].imm);
+	EXPECT_EQ(0, low.insns[1].imm);
+	EXPECT_EQ(BPF_PSEUDO_BTF_ID, (int)low.insns[2].src_reg);	/* not ours: kept */
+	EXPECT_EQ(77, low.insns[2].imm);
+	EXPECT_EQ(13, low.insns[3].imm);
+	t_free(NULL, low.insns);
+	t_free(NULL, low.new_idx);
+	EXPECT_EQ(0, live_allocs);
 }
 
 TEST(refusals)

@@ -75,3 +75,10 @@ $(BUILD)/tests/arena_bpf_for_probe_test: $(TOP)/tests/arena_bpf_for_probe_test.c
 	@mkdir -p $(dir $@)
 	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DPROBE_OBJ='"$(LOOPS_OUT)/bpf_for_probe.bpf.o"' \
 		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread
+
+# Adversarial bpf_for shapes (attack review 3), each loaded alone.
+$(BUILD)/tests/arena_bpf_for_adv_test: $(TOP)/tests/arena_bpf_for_adv_test.c \
+		$(LOOPS_OUT)/bpf_for_adv.bpf.o $(LIBBPF_NEW_A) $(wildcard $(TOP)/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_NEW_INC) $(TEST_CFLAGS) -DADV_OBJ='"$(LOOPS_OUT)/bpf_for_adv.bpf.o"' \
+		-o $@ $< $(LIBBPF_NEW_A) -lelf -lz -lpthread
