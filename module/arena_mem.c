@@ -504,11 +504,75 @@ static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
 	return nruns;
 }
 
+/*
+ * The rest of a deferred-free pass whose kernel PTEs unmap_pass_clear() (or
+ * arena_unmap_freeing_page()) cleared: flush, wait for in-flight faults,
+ * zap user mappings, make the runs reusable, recycle the pages.
+ */
+static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned int nr,
+			const unsigned long *runs, unsigned int nruns)
+{
+	unsigned long lo = runs[0], hi = runs[2 * nruns - 1], flags;
+	unsigned int i;
+
+	/*
+	 * One flush for the pass (x86 flushes everything past 33 pages).
+	 * None when the pass cleared no PTE (the unmapped tail of a failed
+	 * non-sleepable allocation): an address's earlier PTE was flushed by
+	 * the pass that cleared it, before the address could be used again.
+	 * The flush is an IPI round trip to every CPU, the slowest step of
+	 * the deferred free.
+	 */
+	if (nr)
+		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
+			   hi - lo);
+	wait_user_faults(pages, nr);
+	for (i = 0; i < nruns; i++)
+		arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
+	/* Only the runs this pass unmapped: newer frees wait for the next. */
+	flags = arena_plock(arena);
+	for (i = 0; i < nruns; i++) {
+		unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
+
+		bitmap_clear(arena->used, s, n);
+		bitmap_clear(arena->resv, s, n);
+		bitmap_clear(arena->freeing, s, n);
+	}
+	arena_punlock(arena, flags);
+	for (i = 0; i < nr; i++)
+		arena_pool_recycle(arena, pages[i]);
+	atomic64_sub(nr, &arena->pages);
+	atomic64_add(nr, &arena->kern_frees);
+	atomic64_add(nr, &arena->deferred_frees);
+	arena_uncharge(arena, nr);
+}
+
+/*
+ * The worker's unmapping of one page, for a user fault on it (bounded: a
+ * fault must not do the whole arena's pending frees); arena->lock held.
+ */
+static void arena_unmap_freeing_page(struct bpf_arena *arena, pgoff_t pgoff)
+{
+	unsigned long runs[2] = { pgoff, pgoff + 1 }, flags;
+	struct page *page;
+	unsigned int nr = 0;
+	bool freeing;
+
+	flags = arena_plock(arena);
+	freeing = test_bit(pgoff, arena->freeing);
+	if (freeing)
+		nr = kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
+							 (pgoff << PAGE_SHIFT))), 1, &page);
+	arena_punlock(arena, flags);
+	if (freeing)
+		finish_pass(arena, &page, nr, runs, 1);
+}
+
 void arena_unmap_freeing(struct bpf_arena *arena)
 {
-	unsigned long max, lo, hi, flags, *runs, small_runs[2];
+	unsigned long max, *runs, small_runs[2];
 	struct page **pages, *small_pages[SMALL_PASS];
-	unsigned int i, nruns, nr, max_pages, max_runs;
+	unsigned int nruns, nr, max_pages, max_runs;
 
 	if (!arena_has_range(arena))
 		return;
@@ -531,39 +595,7 @@ void arena_unmap_freeing(struct bpf_arena *arena)
 		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
 		if (!nruns)
 			break;
-		/*
-		 * One flush for the pass (x86 flushes everything past 33 pages).
-		 * None when the pass cleared no PTE (the unmapped tail of a
-		 * failed non-sleepable allocation): an address's earlier PTE
-		 * was flushed by the pass that cleared it, before the address
-		 * could be used again.  The flush is an IPI round trip to every
-		 * CPU, the slowest step of the deferred free.
-		 */
-		lo = runs[0];
-		hi = runs[2 * nruns - 1];
-		if (nr)
-			kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start +
-							     (lo << PAGE_SHIFT))),
-				   hi - lo);
-		wait_user_faults(pages, nr);
-		for (i = 0; i < nruns; i++)
-			arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
-		/* Only the runs this pass unmapped: newer frees wait for the next. */
-		flags = arena_plock(arena);
-		for (i = 0; i < nruns; i++) {
-			unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
-
-			bitmap_clear(arena->used, s, n);
-			bitmap_clear(arena->resv, s, n);
-			bitmap_clear(arena->freeing, s, n);
-		}
-		arena_punlock(arena, flags);
-		for (i = 0; i < nr; i++)
-			arena_pool_recycle(arena, pages[i]);
-		atomic64_sub(nr, &arena->pages);
-		atomic64_add(nr, &arena->kern_frees);
-		atomic64_add(nr, &arena->deferred_frees);
-		arena_uncharge(arena, nr);
+		finish_pass(arena, pages, nr, runs, nruns);
 		cond_resched();
 	}
 	if (pages != small_pages) {
@@ -687,11 +719,11 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		if (!page && arena_freeing(arena, pgoff)) {
 			/*
 			 * A non-sleepable free (or a failed allocation's tail)
-			 * waits for the worker: do its work now, as upstream's
-			 * free, synchronous, would have, rather than fail a
-			 * fault the free will make good.
+			 * waits for the worker: do its work for this page now,
+			 * as upstream's free, synchronous, would have, rather
+			 * than fail a fault the free will make good.
 			 */
-			arena_unmap_freeing(arena);
+			arena_unmap_freeing_page(arena, pgoff);
 			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
 		}
 		if (page && allocated)

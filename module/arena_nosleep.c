@@ -169,12 +169,13 @@ void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
 	/*
 	 * Its kernel PTE is gone and its user mappings are zapped: nobody can
 	 * find it again, so a count of 1 (ours) cannot grow.  A higher count
-	 * is a fault that got the page before the zap: let that go.  Zeroing
+	 * is a transient reference (the inspector, a pin): let that go, as a
+	 * poisoned page (the allocator keeps it out of use).  Zeroing
 	 * waits for pool_clean() (or the allocation that needs the page), so
 	 * that the unmapping, which is what frees address space and lets
 	 * allocations go on, is not held up by it.
 	 */
-	if (page_ref_count(page) == 1) {
+	if (page_ref_count(page) == 1 && !PageHWPoison(page)) {
 		flags = arena_plock(arena);
 		if (arena->pool_dirty && pool_has_room(arena)) {
 			arena->pool_dirty[arena->dirty_cnt++] = page;
