@@ -7,7 +7,6 @@
 
 #include <linux/cred.h>
 #include <linux/mm.h>
-#include <linux/pagemap.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/user.h>
@@ -370,26 +369,6 @@ out_unlock:
 	return ret;
 }
 
-/*
- * The user fault handler returns its page locked (arena_fault_page()), and
- * the core maps it before unlocking it.  Locking each page a free took out
- * of the window, after no new fault can find it and before the zap, waits
- * for the faults that found it earlier: their PTEs are there for the zap to
- * remove.  Without it such a PTE could appear after the zap and keep a page
- * the arena no longer has mapped in user space (stale for user space, and
- * not uncharged until unmapped).  arena->lock held; lock order: mmap_lock,
- * arena->lock, page lock.
- */
-static void wait_user_faults(struct page **pages, unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr; i++) {
-		lock_page(pages[i]);
-		unlock_page(pages[i]);
-	}
-}
-
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
 	u64 full_uaddr, uaddr_end;
@@ -420,7 +399,6 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	nr = kern_clear(kaddr, page_cnt, pages);
 	arena_punlock(arena, flags);
 	kern_flush(kaddr, page_cnt);
-	wait_user_faults(pages, nr);
 	/* User mappings before the range is reusable, so nobody reaches a freed page. */
 	arena_zap(arena, pgoff, page_cnt);
 	flags = arena_plock(arena);
@@ -506,8 +484,8 @@ static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
 
 /*
  * The rest of a deferred-free pass whose kernel PTEs unmap_pass_clear() (or
- * arena_unmap_freeing_page()) cleared: flush, wait for in-flight faults,
- * zap user mappings, make the runs reusable, recycle the pages.
+ * arena_unmap_freeing_page()) cleared: flush, zap user mappings, make the
+ * runs reusable, recycle the pages.
  */
 static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned int nr,
 			const unsigned long *runs, unsigned int nruns)
@@ -526,7 +504,6 @@ static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned i
 	if (nr)
 		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
 			   hi - lo);
-	wait_user_faults(pages, nr);
 	for (i = 0; i < nruns; i++)
 		arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
 	/* Only the runs this pass unmapped: newer frees wait for the next. */
@@ -736,9 +713,6 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		if (page)
 			get_page(page);
 	}
-	/* Locked until the core has mapped it: see wait_user_faults(). */
-	if (page)
-		lock_page(page);
 	mutex_unlock(&arena->lock);
 	return page;
 }

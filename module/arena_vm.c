@@ -17,7 +17,6 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mount.h>
-#include <linux/pagemap.h>
 #include <linux/pseudo_fs.h>
 
 #include "arena.h"
@@ -141,21 +140,8 @@ static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
 		arena_stat_inc(arena, faults_segv);
 		return VM_FAULT_SIGSEGV;
 	}
-	/*
-	 * A poisoned page returned locked makes 6.1's __do_fault() call
-	 * unmap_mapping_pages(page_mapping(page), ...) when the page is mapped
-	 * elsewhere: our pages have no ->mapping (NULL dereference).  Fail as
-	 * the core does for an unlocked poisoned page.  (memory_failure() sets
-	 * the flag without the page lock, so a poisoning between this test and
-	 * the core's leaves a window of a few instructions.)
-	 */
-	if (unlikely(PageHWPoison(page))) {
-		unlock_page(page);
-		put_page(page);
-		return VM_FAULT_HWPOISON;
-	}
 	vmf->page = page;
-	return VM_FAULT_LOCKED;
+	return 0;
 }
 
 /* Splitting would leave pieces whose start is not user_vm_start. */

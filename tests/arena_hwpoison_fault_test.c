@@ -4,12 +4,13 @@
  * (module only; needs CAP_SYS_ADMIN for MADV_HWPOISON and CONFIG_MEMORY_FAILURE,
  * both true for root in the test VM on Debian's 6.1).
  *
- * Since 44ecc05 arena_vm_fault() returns VM_FAULT_LOCKED.  On 6.1,
- * __do_fault() (mm/memory.c:4284-4298) handles a poisoned page returned
- * locked by calling unmap_mapping_pages(page_mapping(page), ...) when the
- * page is mapped anywhere; an arena page has no page->mapping, so that is
- * i_mmap_lock_read(NULL): a NULL pointer dereference in the faulting task.
- * Without VM_FAULT_LOCKED the same fault just got VM_FAULT_HWPOISON (SIGBUS).
+ * The fault handler must never hand such a page back locked
+ * (VM_FAULT_LOCKED): on 6.1, __do_fault() (mm/memory.c:4284-4298) then
+ * unmaps it through page_mapping(page), NULL for an arena page, a NULL
+ * dereference in the faulting task.  An attempt to close a fault/free race
+ * that way (44ecc05, reverted) did exactly that; this test, from the review
+ * that found it, keeps it from coming back.  Unlocked, the core answers
+ * VM_FAULT_HWPOISON (SIGBUS).
  *
  * A real uncorrectable memory error on an arena page (memory_failure() sets
  * PG_hwpoison and leaves a non-LRU page mapped) reaches the same path with
