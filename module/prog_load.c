@@ -260,6 +260,18 @@ static bool btf_func_is(struct btf *btf, u32 id, enum arena_kfunc_id which, cons
 	       !strcmp(ksyms.btf_name_by_offset(btf, t->name_off), name);
 }
 
+/* Is BTF id id of btf one of the module's number iterator functions? */
+static enum bpfa_kf_kind iter_kind(struct btf *btf, u32 id)
+{
+	if (btf_func_is(btf, id, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
+		return BPFA_KF_ITER_NEW;
+	if (btf_func_is(btf, id, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
+		return BPFA_KF_ITER_NEXT;
+	if (btf_func_is(btf, id, ARENA_KFUNC_ITER_DESTROY, "bpf_iter_num_destroy"))
+		return BPFA_KF_ITER_DESTROY;
+	return BPFA_KF_OTHER;
+}
+
 static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn)
 {
 	struct prog_load *pl = ctx;
@@ -282,12 +294,8 @@ static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *
 		kind = BPFA_KF_FREE;
 	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_RESERVE, "bpf_arena_reserve_pages"))
 		kind = BPFA_KF_RESERVE;
-	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
-		kind = BPFA_KF_ITER_NEW;
-	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
-		kind = BPFA_KF_ITER_NEXT;
-	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_DESTROY, "bpf_iter_num_destroy"))
-		kind = BPFA_KF_ITER_DESTROY;
+	else
+		kind = iter_kind(btf, insn->imm);
 	ksyms.btf_put(btf);
 	return kind;
 }
@@ -304,12 +312,7 @@ static enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *i
 	btf = ksyms.btf_get_by_fd(insn[1].imm);
 	if (IS_ERR(btf))
 		return BPFA_KF_OTHER;
-	if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
-		kind = BPFA_KF_ITER_NEW;
-	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_NEXT, "bpf_iter_num_next"))
-		kind = BPFA_KF_ITER_NEXT;
-	else if (btf_func_is(btf, insn->imm, ARENA_KFUNC_ITER_DESTROY, "bpf_iter_num_destroy"))
-		kind = BPFA_KF_ITER_DESTROY;
+	kind = iter_kind(btf, insn->imm);
 	ksyms.btf_put(btf);
 	return kind;
 }
