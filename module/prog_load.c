@@ -260,7 +260,7 @@ static bool btf_func_is(struct btf *btf, u32 id, enum arena_kfunc_id which, cons
 	       !strcmp(ksyms.btf_name_by_offset(btf, t->name_off), name);
 }
 
-/* Is BTF id id of btf one of the module's number iterator functions? */
+/* Which of the module's number iterator functions the BTF type id names, if any. */
 static enum bpfa_kf_kind iter_kind(struct btf *btf, u32 id)
 {
 	if (btf_func_is(btf, id, ARENA_KFUNC_ITER_NEW, "bpf_iter_num_new"))
