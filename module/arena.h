@@ -53,6 +53,12 @@ struct bpf_arena {
 	unsigned long *resv;
 	unsigned long *freeing;
 	/*
+	 * Where the last non-sleepable free started (plock): a non-sleepable
+	 * allocation that finds the pool short looks for pages to reclaim
+	 * from there (arena_nosleep.c, reclaim_freeing()).
+	 */
+	unsigned long reclaim_hint;
+	/*
 	 * Serialises the sleeping paths: faults, alloc, free, prefault, mmap
 	 * and the deferred unmapping.
 	 */
@@ -93,6 +99,7 @@ struct bpf_arena {
 	atomic64_t nosleep_allocs;	/* pages mapped by the non-sleepable kfuncs */
 	atomic64_t nosleep_fails;	/* non-sleepable allocations that returned NULL */
 	atomic64_t nosleep_direct;	/* of those pages, allocated with GFP_NOWAIT */
+	atomic64_t nosleep_reclaims;	/* of those pages, taken back from a pending free */
 	atomic64_t deferred_frees;	/* pages unmapped by the worker */
 	atomic64_t lock_busy;		/* non-sleepable calls that found plock busy */
 	/* Memory is charged to the creator's memcg. */

@@ -29,6 +29,9 @@
  *   Until then
  *   the pages stay mapped: a program may still read what it freed, as with
  *   upstream's deferred free; nobody can reach a page after it is freed.
+ * - A non-sleepable allocation first takes back pages freed that way that
+ *   the work has not reached yet (reclaim_freeing(): same page, same
+ *   address, zeroed), then uses the pool.
  * - The work is kicked through an irq_work (NMI-safe) and is waited for when
  *   the arena is destroyed, before its file and window go away.  It runs on
  *   the module's own unbound WQ_HIGHPRI workqueue (nice -20 workers): the
@@ -329,13 +332,73 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 	return 0;
 }
 
+/* Pages one allocation may take back from pending frees (zeroed inline). */
+#define RECLAIM_MAX	INLINE_ZERO_MAX
+/* Bits of the freeing bitmap one allocation looks at, from reclaim_hint. */
+#define RECLAIM_SCAN	512UL
+
+/*
+ * Takes back n pages that a non-sleepable free left to the work item and
+ * that the work has not taken yet: the same pages at the same addresses, so
+ * nothing about any mapping changes.  Their kernel PTEs are still present
+ * (the work clears a run's PTEs, under plock, before anything else, and a
+ * page whose PTE is gone is not taken here), so no TLB anywhere can hold a
+ * stale translation; a user PTE that still maps one of them maps the page
+ * the address belongs to again (the free had not zapped it yet, and now
+ * need not).  The pages stay used, counted in arena->pages and charged, as
+ * they were since their allocation: only the freeing mark is dropped, so
+ * the work will not unmap them.  Zeroed here, under plock with interrupts
+ * off: at most RECLAIM_MAX pages, as pool-only allocations zero dirty pages.
+ *
+ * This is what lets a tracing program that allocates and frees in a burst
+ * go on when the pool is empty: each free would otherwise wait for the work
+ * item's pass, which ends in a cross-CPU TLB flush (milliseconds under
+ * load), before its page could be used again.  plock held.
+ */
+static bool reclaim_freeing(struct bpf_arena *arena, u32 n, unsigned long *pgoff)
+{
+	unsigned long max = arena_page_cnt_max(arena), s, e, lim, i;
+	struct page *pages[RECLAIM_MAX], *page;
+
+	if (n > RECLAIM_MAX || arena->reclaim_hint >= max)
+		return false;
+	s = arena->reclaim_hint;
+	lim = min(max, s + RECLAIM_SCAN);
+	for (;;) {
+		s = find_next_bit(arena->freeing, lim, s);
+		if (s >= lim || lim - s < n)
+			return false;
+		e = find_next_zero_bit(arena->freeing, s + n, s);
+		if (e < s + n) {
+			s = e + 1;
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			page = vmalloc_to_page((void *)arena_kaddr(arena,
+				(u32)(arena->user_vm_start + ((s + i) << PAGE_SHIFT))));
+			/* No page: taken by the work, or a failed allocation's tail. */
+			if (!page || PageHWPoison(page))
+				break;
+			pages[i] = page;
+		}
+		if (i == n)
+			break;
+		s += i + 1;
+	}
+	for (i = 0; i < n; i++)
+		clear_highpage(pages[i]);
+	bitmap_clear(arena->freeing, s, n);
+	*pgoff = s;
+	return true;
+}
+
 long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			       int node_id, bool direct, u64 *out)
 {
 	struct nosleep_map m = { .arena = arena, .node_id = node_id, .direct = direct };
 	unsigned long pgoff = 0, flags, kaddr;
+	bool low, ok, charged;
 	u64 page_cnt_max;
-	bool low, ok;
 	u32 uaddr32;
 	long ret;
 
@@ -356,12 +419,31 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		if (pgoff > page_cnt_max - page_cnt)
 			return -ERANGE;
 	}
-	ret = arena_charge(arena, page_cnt);
-	if (ret)
-		goto fail;
+	/* Reclaimed pages are charged already: a failed charge may still reclaim. */
+	charged = !arena_charge(arena, page_cnt);
 	if (!arena_plock_nosleep(arena, &flags)) {
-		arena_uncharge(arena, page_cnt);
+		if (charged)
+			arena_uncharge(arena, page_cnt);
 		ret = -EBUSY;
+		goto fail;
+	}
+	/*
+	 * Pages freed moments ago first (an alloc/free burst then needs
+	 * neither the pool nor the work); the pool stays for what they miss.
+	 */
+	if (!uaddr && reclaim_freeing(arena, page_cnt, &pgoff)) {
+		arena_punlock(arena, flags);
+		if (charged)
+			arena_uncharge(arena, page_cnt);
+		atomic64_add(page_cnt, &arena->nosleep_allocs);
+		atomic64_add(page_cnt, &arena->nosleep_reclaims);
+		uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
+		*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
+		return 0;
+	}
+	if (!charged) {
+		arena_punlock(arena, flags);
+		ret = -ENOMEM;
 		goto fail;
 	}
 	/* Without every page table in place, mapping could allocate: refuse. */
@@ -433,6 +515,7 @@ void arena_free_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	/* Busy (nested in arena code, or heavily contended): the pages stay allocated. */
 	if (!arena_plock_nosleep(arena, &flags))
 		return;
+	arena->reclaim_hint = pgoff;
 	for (i = find_next_bit(arena->used, end, pgoff); i < end;
 	     i = find_next_bit(arena->used, end, i + 1)) {
 		if (test_bit(i, arena->resv)) {

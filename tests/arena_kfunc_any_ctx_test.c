@@ -344,6 +344,51 @@ TEST_F(any, nosleep_free_zaps_user_mappings)
 	EXPECT_EQ(0, u[0]);
 }
 
+/*
+ * A page user space has mapped and written, freed by a non-sleepable
+ * program that at once allocates a page again.  The allocation takes back
+ * the page the work item has not unmapped yet: the same address, zeroed for
+ * the program, and the user's mapping shows what the program wrote there
+ * now, not the old data.  (When the work item's pass has just taken the
+ * page, the allocation gets another address; the data checks hold for every
+ * round, the address is asserted for most: before reclaiming, none.)
+ */
+TEST_F(any, nosleep_free_then_alloc_gets_the_page_back_zeroed)
+{
+	const char *only[] = { "tc_round", "tc_free_realloc", "tc_free_last", NULL };
+	unsigned int i, same = 0, rounds = 50;
+	volatile __u64 *u, *v;
+	__u64 page = 0, again = 0;
+	struct any_stats st;
+
+	NEED_ANY_CTX();
+	load(_metadata, self, variant->build, only);
+	set_u32(_metadata, self->obj, "keep", 1);
+	for (i = 0; i < rounds; i++) {
+		run_n(_metadata, self->obj, "tc_round", 1);
+		ASSERT_EQ(0, kf_global(self->obj, "last_page", &page, sizeof(page), false));
+		ASSERT_NE(0, page);
+		u = (volatile __u64 *)(uintptr_t)page;
+		ASSERT_EQ(0x5a5a, u[0]);
+		u[1] = 0x77;
+		run_n(_metadata, self->obj, "tc_free_realloc", 1);
+		ASSERT_EQ(0, kf_global(self->obj, "realloc_page", &again, sizeof(again), false));
+		ASSERT_NE(0, again);
+		v = (volatile __u64 *)(uintptr_t)again;
+		EXPECT_EQ(0x6b6b, v[0]);
+		EXPECT_EQ(0, v[1]);
+		same += again == page;
+		/* Free what the round holds; the next round allocates anew. */
+		ASSERT_EQ(0, kf_global(self->obj, "last_page", &again, sizeof(again), true));
+		run_n(_metadata, self->obj, "tc_free_last", 1);
+	}
+	st = get_stats(_metadata, self->obj);
+	EXPECT_EQ(0, st.fails);
+	EXPECT_EQ(0, st.bad_data);
+	ksft_print_msg("free then alloc: the same page back in %u of %u rounds\n", same, rounds);
+	EXPECT_LE(rounds / 2, same);
+}
+
 /* ---- the storm -------------------------------------------------------------- */
 
 #define STORM_THREADS	2
@@ -450,6 +495,12 @@ TEST_F_TIMEOUT(any, storm_sleepable, 600)
 }
 
 /*
+ * At most 1 in 1000 allocations of a storm may fail: the bounded trylock's
+ * give-ups.  Never for want of pages while the storm frees what it takes.
+ */
+#define STORM_FAILS_MAX	((__u64)STORM_THREADS * STORM_RUNS * STORM_CALLS / 1000)
+
+/*
  * Pool + GFP_NOWAIT: no failure for want of memory here; the bounded trylock
  * may give up under this two-CPU storm (seen: 0 to 1 in 8000 on TCG).
  */
@@ -459,14 +510,20 @@ TEST_F_TIMEOUT(any, storm_tc, 600)
 
 	NEED_ANY_CTX();
 	fails = storm(_metadata, self, variant->build, "tc_round", STORM_RUNS).fails;
-	EXPECT_GE((__u64)STORM_THREADS * STORM_RUNS * STORM_CALLS / 1000, fails);
+	EXPECT_GE(STORM_FAILS_MAX, fails);
 }
 
-/* Pool only (tracing programs): the count is reported, not bounded. */
+/*
+ * Pool only (tracing programs), each page freed right after its use: the
+ * next allocation takes it back before the work item has unmapped it
+ * (reclaim_freeing()), so the pool never runs dry.  Before that, 26-57 % of
+ * these allocations failed while the work's TLB flushes lagged behind.
+ */
 TEST_F_TIMEOUT(any, storm_fentry, 600)
 {
 	NEED_ANY_CTX();
-	storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS);
+	EXPECT_GE(STORM_FAILS_MAX,
+		  storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS).fails);
 }
 
 /* The same with nosleep_pool_pages=1024 (the pool is sized when the program loads). */
@@ -477,16 +534,16 @@ TEST_F_TIMEOUT(any, storm_fentry_pool_1024, 600)
 	NEED_ANY_CTX();
 	old = pool_pages();
 	ASSERT_TRUE(set_pool_pages(1024));
-	storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS);
+	EXPECT_GE(STORM_FAILS_MAX,
+		  storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS).fails);
 	EXPECT_TRUE(set_pool_pages(old));
 }
 
 /*
  * A sustained storm on one arena: the pool follows demand (nosleep_pool_max).
  * Each round's failures are printed (README "Arena kfuncs from any program"
- * quotes them); every round checks the accounting and the data.  No bound
- * on the failures: they measure how fast the work recycles (one cross-CPU
- * TLB flush per pass), which a loaded TCG host slows by orders of magnitude.
+ * quotes them); every round checks the accounting and the data, and its
+ * failures are bounded as a single storm's.
  */
 TEST_F_TIMEOUT(any, storm_fentry_sustained, 900)
 {
@@ -500,7 +557,8 @@ TEST_F_TIMEOUT(any, storm_fentry_sustained, 900)
 	set_u32(_metadata, self->obj, "calls_per_run", STORM_CALLS);
 	for (r = 1; r <= STORM_SUSTAINED_ROUNDS; r++) {
 		snprintf(label, sizeof(label), ", round %u", r);
-		storm_round(_metadata, self, variant->build, "fentry_round", STORM_RUNS, label);
+		EXPECT_GE(STORM_FAILS_MAX, storm_round(_metadata, self, variant->build,
+						       "fentry_round", STORM_RUNS, label).fails);
 	}
 }
 

@@ -96,6 +96,33 @@ int tc_free_last(void *ctx)
 	return 0;
 }
 
+/*
+ * Frees last_page and at once allocates one page (both deferred-free era:
+ * the work item has most likely not run in between).  The page must come
+ * back zeroed, wherever it comes from; realloc_page says where it is.
+ */
+__u64 realloc_page;
+
+SEC("tc")
+int tc_free_realloc(void *ctx)
+{
+	volatile __u64 __arena *p;
+
+	bpf_arena_free_pages(&arena, (void __arena *)last_page, 1);
+	p = bpf_arena_alloc_pages(&arena, NULL, 1, NUMA_NO_NODE, 0);
+	__sync_fetch_and_add(&stats.runs, 1);
+	if (!p) {
+		__sync_fetch_and_add(&stats.fails, 1);
+		return 1;
+	}
+	__sync_fetch_and_add(&stats.allocs, 1);
+	if (*KP(volatile __u64 __arena *, p) != 0 || KP(volatile __u64 __arena *, p)[1] != 0)
+		__sync_fetch_and_add(&stats.bad_data, 1);
+	*KP(volatile __u64 __arena *, p) = 0x6b6b;
+	realloc_page = (__u64)p;
+	return 0;
+}
+
 /* Triggered by BPF_PROG_TEST_RUN of any fentry program (bpf_fentry_test1()). */
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(fentry_round, int a)

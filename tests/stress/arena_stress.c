@@ -11,9 +11,15 @@
  *   pages [0, 8)     sentinels, written once, checked by everyone
  *   page 8           written by fork children (the fork thread's)
  *   pages [9, 16)    the program thread's: alloc/free by freshly loaded programs
- *   pages [16, ...)  OWNERS owners x OWN_PAGES: alloc/free/prefault through the
- *                    ioctls and through sleepable BPF programs, user faults,
- *                    writes, reads, madvise(DONTNEED)
+ *   pages [16, 144)  OWNERS owners x OWN_PAGES: alloc/free/prefault through the
+ *                    ioctls and through sleepable BPF programs (and every other
+ *                    BPF allocation through a non-sleepable TC program), user
+ *                    faults, writes, reads, madvise(DONTNEED)
+ *   pages [144, 176) the any-context owner's: alloc and free through
+ *                    non-sleepable TC programs (the module's any-context kfuncs,
+ *                    whose frees are deferred to a work item and whose
+ *                    allocations take such pages back), ioctl alloc/free, user
+ *                    faults, writes, reads, madvise(DONTNEED)
  * Around them: munmap/mremap/mprotect/madvise attempts on the mapping (all
  * must be refused or keep the data), fork with and without re-mapping,
  * close/re-open/attach of the device and short-lived second arenas, program
@@ -36,6 +42,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +74,8 @@
 #define OWNERS		4
 #define OWN_PAGES	32
 #define MAX_RUN		4	/* pages per multi-page call */
+#define NS_FIRST	(OWN_FIRST + OWNERS * OWN_PAGES)
+#define NS_PAGES	32
 #define FORK_TAG0	0xf0000000u
 
 static int dev_fd, map_fd, btf_fd = -1;
@@ -75,15 +84,17 @@ static char *base;
 static atomic_int stop;
 static atomic_long failures;
 static bool faults;
-static bool nonsleepable;	/* the any-context alloc is available (see try_nonsleepable) */
+static bool nonsleepable;	/* the any-context kfuncs load (see try_nonsleepable) */
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { C_ALLOC, C_ALLOC_FAIL, C_FREE, C_PREFAULT, C_BPF_ALLOC, C_BPF_FREE, C_WRITE,
-	C_READ, C_MADV, C_FORK, C_REOPEN, C_CHURN, C_PROG, C_UNLOAD, C_CHAOS, C_INJECTED, C_NR };
+	C_READ, C_MADV, C_FORK, C_REOPEN, C_CHURN, C_PROG, C_UNLOAD, C_CHAOS, C_INJECTED,
+	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NR };
 static const char *const cname[C_NR] = {
 	"ioctl_alloc", "alloc_refused", "ioctl_free", "prefault", "bpf_alloc", "bpf_free",
 	"write", "read", "madvise", "fork", "reopen", "churn_arena", "prog_load",
-	"unload_refused", "chaos", "injected_failures",
+	"unload_refused", "chaos", "injected_failures", "nosleep_alloc", "nosleep_free",
+	"nosleep_alloc_null",
 };
 static atomic_long count[C_NR];
 
@@ -267,35 +278,109 @@ static long run_prog(int pfd, uint64_t addr, uint64_t cnt)
 }
 
 /*
- * A non-sleepable SYSCALL program calling bpf_arena_alloc_pages.  6.1's
- * verifier refuses it before the module's rule matters ("Syscall programs
- * can only be sleepable", printed below), so the owners stay on sleepable
- * programs; the any-context kfuncs (XDP, TC, fentry) are stressed by
- * arena_kfunc_any_ctx_test's storms, not here yet.  If a kernel loads it,
- * owners use it for every other BPF allocation with no change here.
+ * The same through non-sleepable TC (SCHED_CLS) programs, which reach the
+ * module's any-context kfuncs: addr in skb->cb[0..1], cnt in cb[2] (the
+ * cb words are what test_run lets a caller set in the context).  6.1 lets
+ * no non-sleepable SYSCALL program in ("Syscall programs can only be
+ * sleepable"), so TC it is.
+ */
+static int load_tc_prog(int mfd, bool alloc, char *log, size_t log_sz)
+{
+	enum { CB = offsetof(struct __sk_buff, cb) };
+	struct bpf_insn a[] = {
+		I_MOV64_REG(6, 1),
+		I_LDX(BPF_W, 2, 6, CB),
+		I_LDX(BPF_W, 7, 6, CB + 4),
+		I_ALU64_IMM(BPF_LSH, 7, 32),
+		I_ALU64_REG(BPF_OR, 2, 7),
+		I_LDX(BPF_W, 3, 6, CB + 8),
+		I_LD_MAP_FD(1, mfd),
+		I_MOV64_IMM(4, -1),
+		I_MOV64_IMM(5, 0),
+		I_CALL_KFUNC(alloc_id, 1),
+		I_JMP_IMM(BPF_JEQ, 0, 0, 2),
+		I_MOV64_IMM(0, 1),
+		I_EXIT(),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
+	};
+	struct bpf_insn f[] = {
+		I_MOV64_REG(6, 1),
+		I_LDX(BPF_W, 2, 6, CB),
+		I_LDX(BPF_W, 7, 6, CB + 4),
+		I_ALU64_IMM(BPF_LSH, 7, 32),
+		I_ALU64_REG(BPF_OR, 2, 7),
+		I_LDX(BPF_W, 3, 6, CB + 8),
+		I_LD_MAP_FD(1, mfd),
+		I_CALL_KFUNC(free_id, 1),
+		I_MOV64_IMM(0, 1),
+		I_EXIT(),
+	};
+	int fds[2] = { mfd, btf_fd };
+	union bpf_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
+	attr.insns = ptr_u64(alloc ? a : f);
+	attr.insn_cnt = alloc ? ARRAY_SIZE(a) : ARRAY_SIZE(f);
+	attr.license = ptr_u64("GPL");
+	attr.fd_array = ptr_u64(fds);
+	if (log && log_sz) {
+		log[0] = 0;
+		attr.log_buf = ptr_u64(log);
+		attr.log_size = log_sz;
+		attr.log_level = 1;
+	}
+	fi(true);
+	fd = bpf_sys(BPF_PROG_LOAD, &attr);
+	fi(false);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Test-runs a TC program of load_tc_prog(); its r0 or -errno. */
+static long run_tc_prog(int pfd, uint64_t addr, uint64_t cnt)
+{
+	struct __sk_buff skb;
+	char pkt[64];
+	union bpf_attr attr;
+	long r;
+
+	memset(&skb, 0, sizeof(skb));
+	memset(pkt, 0, sizeof(pkt));
+	skb.cb[0] = (uint32_t)addr;
+	skb.cb[1] = (uint32_t)(addr >> 32);
+	skb.cb[2] = (uint32_t)cnt;
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = pfd;
+	attr.test.data_in = ptr_u64(pkt);
+	attr.test.data_size_in = sizeof(pkt);
+	attr.test.ctx_in = ptr_u64(&skb);
+	attr.test.ctx_size_in = sizeof(skb);
+	fi(true);
+	r = bpf_sys(BPF_PROG_TEST_RUN, &attr) ? -errno : (long)attr.test.retval;
+	fi(false);
+	return r;
+}
+
+/*
+ * Whether the any-context kfuncs load here (not with kfuncs_sleepable_only=Y,
+ * 6.12's rule): then the owners use them for every other BPF allocation and
+ * the any-context owner runs.
  */
 static int try_nonsleepable(void)
 {
 	static char log[8192];
-	int fd = load_kfunc_prog(map_fd, true, false, log, sizeof(log));
-	char *nl;
+	int fd = load_tc_prog(map_fd, true, log, sizeof(log));
 
 	if (fd >= 0) {
-		printf("# stress: non-sleepable bpf_arena_alloc_pages loads: owners use it too\n");
+		printf("# stress: non-sleepable (TC) bpf_arena_alloc_pages loads: owners and the any-context owner use it\n");
 		nonsleepable = true;
 		close(fd);
 		return 0;
 	}
-	nl = strrchr(log, '\n');
-	if (nl && nl > log) {
-		*nl = 0;
-		nl = strrchr(log, '\n');
-	}
-	printf("# stress: non-sleepable bpf_arena_alloc_pages refused (%d: %s): sleepable only\n",
-	       fd, nl ? nl + 1 : log);
-	if (nl)
-		*nl = '\n';
-	printf("# stress: its log:\n%s\n", log);
+	printf("# stress: non-sleepable (TC) bpf_arena_alloc_pages refused (%d): sleepable only; its log:\n%s\n",
+	       fd, log);
 	return 0;
 }
 
@@ -422,9 +507,9 @@ static void owner_step(struct owner *o)
 		}
 		break;
 	case 3: { /* BPF alloc of one page: non-NULL iff it was free */
-		int pfd = (nonsleepable && (o->seq & 1)) ? o->palloc_ns : o->palloc;
+		bool ns = nonsleepable && (o->seq & 1);
 
-		r = run_prog(pfd, addr, 1);
+		r = ns ? run_tc_prog(o->palloc_ns, addr, 1) : run_prog(o->palloc, addr, 1);
 		if (r == 1 && !o->alloc[i]) {
 			o->alloc[i] = true;
 			o->tag[i] = 0;
@@ -433,6 +518,10 @@ static void owner_step(struct owner *o)
 		} else if (r == 0 && o->alloc[i]) {
 			atomic_fetch_add(&count[C_ALLOC_FAIL], 1);
 			expect_untouched(o, i, 1, "refused bpf alloc");
+		} else if (ns && r == 0) {
+			/* The bounded trylock gave up (README): nothing may have changed. */
+			atomic_fetch_add(&count[C_NS_NULL], 1);
+			expect_untouched(o, i, 1, "NULL non-sleepable alloc");
 		} else if (faults && r == 0) {
 			atomic_fetch_add(&count[C_INJECTED], 1);
 			expect_untouched(o, i, 1, "failed bpf alloc");
@@ -497,7 +586,7 @@ static void *owner_main(void *arg)
 	}
 	o->palloc = load_kfunc_prog(map_fd, true, true, log, 65536);
 	o->pfree = load_kfunc_prog(map_fd, false, true, NULL, 0);
-	o->palloc_ns = nonsleepable ? load_kfunc_prog(map_fd, true, false, NULL, 0) : -1;
+	o->palloc_ns = nonsleepable ? load_tc_prog(map_fd, true, NULL, 0) : -1;
 	while (o->palloc < 0 || o->pfree < 0 || (nonsleepable && o->palloc_ns < 0)) {
 		/* Only injected faults may make a load fail: retry. */
 		if (!faults) {
@@ -510,7 +599,7 @@ static void *owner_main(void *arg)
 		if (o->pfree < 0)
 			o->pfree = load_kfunc_prog(map_fd, false, true, NULL, 0);
 		if (nonsleepable && o->palloc_ns < 0)
-			o->palloc_ns = load_kfunc_prog(map_fd, true, false, NULL, 0);
+			o->palloc_ns = load_tc_prog(map_fd, true, NULL, 0);
 	}
 	free(log);
 	while (!atomic_load(&stop))
@@ -522,6 +611,183 @@ static void *owner_main(void *arg)
 	close(o->pfree);
 	if (o->palloc_ns >= 0)
 		close(o->palloc_ns);
+	return NULL;
+}
+
+/* ---- the any-context owner ---------------------------------------------- */
+
+/*
+ * Its pages are FREE, ALLOC (with the tag of the last write) or PENDING:
+ * freed by a non-sleepable program, so the work item unmaps them later, and
+ * until it has, the page may still be mapped and the range is not free
+ * again; a non-sleepable allocation may take such a page back at once.  A
+ * PENDING page is never read or written here (what user space sees there
+ * depends on the work's timing); every other state is checked exactly.
+ */
+enum ns_state { NS_FREE, NS_ALLOC, NS_PENDING };
+
+static struct {
+	pthread_t th;
+	unsigned int seed;
+	enum ns_state st[NS_PAGES];
+	uint32_t tag[NS_PAGES];
+	uint32_t seq;
+} nso;
+
+static uint32_t ns_tag(void)
+{
+	nso.seq = (nso.seq + 1) & 0xffffff;
+	if (!nso.seq)
+		nso.seq = 1;
+	return (0x7fu << 24) | nso.seq;
+}
+
+static void ns_step(int palloc, int pfree)
+{
+	unsigned int i = (unsigned int)rand_r(&nso.seed) % NS_PAGES, k, pg = NS_FIRST + i;
+	unsigned int n = 1 + (unsigned int)rand_r(&nso.seed) % MAX_RUN;
+	unsigned int nalloc = 0, npend = 0;
+	uint64_t addr = (uint64_t)(uintptr_t)page_at(pg), got;
+	long r;
+
+	if (i + n > NS_PAGES)
+		n = NS_PAGES - i;
+	for (k = i; k < i + n; k++) {
+		nalloc += nso.st[k] == NS_ALLOC;
+		npend += nso.st[k] == NS_PENDING;
+	}
+	switch (rand_r(&nso.seed) % 10) {
+	case 0:
+	case 1:	/* non-sleepable alloc of page i at its address */
+		r = run_tc_prog(palloc, addr, 1);
+		if (r == 1 && nso.st[i] != NS_ALLOC) {
+			/* Fresh, or a PENDING page taken back: zero either way. */
+			nso.st[i] = NS_ALLOC;
+			nso.tag[i] = 0;
+			expect_page(pg, 0, "non-sleepable alloc");
+			atomic_fetch_add(&count[C_NS_ALLOC], 1);
+		} else if (r == 0 && nso.st[i] == NS_ALLOC) {
+			expect_page(pg, nso.tag[i], "refused non-sleepable alloc");
+			atomic_fetch_add(&count[C_ALLOC_FAIL], 1);
+		} else if (r == 0 && nso.st[i] == NS_FREE) {
+			/* The bounded trylock gave up, or memory ran short: still free. */
+			fi_hold = true;
+			r = dev_range(dev_fd, BPF_ARENA_IOC_FREE_PAGES, addr, 1);
+			fi_hold = false;
+			if (r != -ENOENT)
+				fail("any-context page %u: free after a NULL alloc says %ld", i, r);
+			atomic_fetch_add(&count[C_NS_NULL], 1);
+		} else if (r == 0) {
+			/* PENDING: the work item holds it right now; it stays PENDING. */
+			atomic_fetch_add(&count[C_NS_NULL], 1);
+		} else if (faults && r < 0 && r != -EINVAL) {
+			atomic_fetch_add(&count[C_INJECTED], 1);	/* test_run's own alloc */
+		} else {
+			fail("any-context page %u: non-sleepable alloc (state %d): %ld", i, nso.st[i], r);
+		}
+		break;
+	case 2:	/* non-sleepable free: deferred */
+		r = run_tc_prog(pfree, addr, n);
+		if (r == 1) {
+			for (k = i; k < i + n; k++)
+				if (nso.st[k] == NS_ALLOC)
+					nso.st[k] = NS_PENDING;
+			atomic_fetch_add(&count[C_NS_FREE], 1);
+		} else if (faults && r < 0 && r != -EINVAL) {
+			atomic_fetch_add(&count[C_INJECTED], 1);
+		} else {
+			fail("any-context: non-sleepable free: %ld", r);
+		}
+		break;
+	case 3:	/* ioctl free: synchronous, also of PENDING pages the work has not reached */
+		r = dev_range(dev_fd, BPF_ARENA_IOC_FREE_PAGES, addr, n);
+		if ((r == -ENOENT && !nalloc) || (r >= (long)nalloc && r <= (long)(nalloc + npend) && r > 0)) {
+			for (k = i; k < i + n; k++)
+				nso.st[k] = NS_FREE;
+			atomic_fetch_add(&count[C_FREE], 1);
+		} else if (faults && r == -ENOMEM) {
+			atomic_fetch_add(&count[C_INJECTED], 1);
+			fi_hold = true;
+			for (k = i; k < i + n; k++)
+				if (nso.st[k] == NS_ALLOC)
+					expect_page(NS_FIRST + k, nso.tag[k], "failed FREE");
+			fi_hold = false;
+		} else {
+			fail("any-context: FREE %u pages (%u allocated, %u pending): %ld", n, nalloc, npend, r);
+		}
+		break;
+	case 4:	/* ioctl alloc: EBUSY over allocated pages, may be EBUSY over pending ones */
+		r = dev_alloc(dev_fd, addr, n, &got);
+		if (r == 0 && !nalloc && got == addr) {
+			for (k = i; k < i + n; k++) {
+				nso.st[k] = NS_ALLOC;
+				nso.tag[k] = 0;
+				expect_page(NS_FIRST + k, 0, "ioctl alloc");
+			}
+			atomic_fetch_add(&count[C_ALLOC], 1);
+		} else if (r == -EBUSY && (nalloc || npend)) {
+			atomic_fetch_add(&count[C_ALLOC_FAIL], 1);
+			for (k = i; k < i + n; k++)
+				if (nso.st[k] == NS_ALLOC)
+					expect_page(NS_FIRST + k, nso.tag[k], "refused ALLOC");
+		} else if (faults && r == -ENOMEM) {
+			atomic_fetch_add(&count[C_INJECTED], 1);
+		} else {
+			fail("any-context: ALLOC %u pages (%u allocated, %u pending): %ld", n, nalloc, npend, r);
+		}
+		break;
+	case 5:
+	case 6:	/* write: an allocated page, or a free one (a user fault allocates it) */
+		if (nso.st[i] == NS_PENDING)
+			break;
+		nso.tag[i] = ns_tag();
+		fill(page_at(pg), nso.tag[i]);
+		nso.st[i] = NS_ALLOC;
+		atomic_fetch_add(&count[C_WRITE], 1);
+		break;
+	case 7:
+	case 8:	/* read an allocated page */
+		if (nso.st[i] != NS_ALLOC)
+			break;
+		expect_page(pg, nso.tag[i], "read");
+		atomic_fetch_add(&count[C_READ], 1);
+		break;
+	case 9:	/* DONTNEED zaps the PTEs; allocated pages keep their data */
+		if (madvise(page_at(pg), n * PG, MADV_DONTNEED))
+			fail("any-context: madvise(DONTNEED): %s", strerror(errno));
+		for (k = i; k < i + n; k++)
+			if (nso.st[k] == NS_ALLOC)
+				expect_page(NS_FIRST + k, nso.tag[k], "madvise(DONTNEED)");
+		atomic_fetch_add(&count[C_MADV], 1);
+		break;
+	}
+}
+
+static void *ns_main(void *arg)
+{
+	int palloc = -1, pfree = -1;
+	unsigned int k;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "anyctx");
+	while (palloc < 0 || pfree < 0) {
+		if (palloc < 0)
+			palloc = load_tc_prog(map_fd, true, NULL, 0);
+		if (pfree < 0)
+			pfree = load_tc_prog(map_fd, false, NULL, 0);
+		/* Only injected faults may make a load fail: retry. */
+		if ((palloc < 0 || pfree < 0) && !faults) {
+			fail("any-context: program load: %d %d", palloc, pfree);
+			return NULL;
+		}
+	}
+	while (!atomic_load(&stop))
+		ns_step(palloc, pfree);
+	for (k = 0; k < NS_PAGES; k++)
+		if (nso.st[k] == NS_ALLOC)
+			expect_page(NS_FIRST + k, nso.tag[k], "the end");
+	close(palloc);
+	close(pfree);
 	return NULL;
 }
 
@@ -890,6 +1156,10 @@ int main(int argc, char **argv)
 		owners[i].seed = seed * 31 + i;
 		pthread_create(&owners[i].th, NULL, owner_main, &owners[i]);
 	}
+	if (nonsleepable) {
+		nso.seed = seed * 31 + 97;
+		pthread_create(&nso.th, NULL, ns_main, NULL);
+	}
 	pthread_create(&chaos, NULL, chaos_main, (void *)(uintptr_t)(seed + 101));
 	pthread_create(&forker, NULL, fork_main, (void *)(uintptr_t)(seed + 102));
 	pthread_create(&reopen, NULL, reopen_main, (void *)(uintptr_t)(seed + 103));
@@ -901,6 +1171,8 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	for (i = 0; i < OWNERS; i++)
 		pthread_join(owners[i].th, NULL);
+	if (nonsleepable)
+		pthread_join(nso.th, NULL);
 	pthread_join(chaos, NULL);
 	pthread_join(forker, NULL);
 	pthread_join(reopen, NULL);
@@ -913,7 +1185,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < OWNERS; i++)
 		for (k = 0; k < OWN_PAGES; k++)
 			model += owners[i].alloc[k];
-	got = pages_allocated(dev_fd);
+	for (k = 0; k < NS_PAGES; k++)
+		model += nso.st[k] == NS_ALLOC;
+	/* PENDING pages count until the work item has unmapped them: wait up to 5 s. */
+	for (i = 0; i < 500 && (got = pages_allocated(dev_fd)) != model; i++)
+		usleep(10000);
 	if (got != model)
 		fail("the arena has %ld pages, the model %ld", got, model);
 
