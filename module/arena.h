@@ -206,8 +206,10 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end);
 void arena_mem_free(struct bpf_arena *arena);
 
 /*
- * arena_nosleep.c: the kfuncs of non-sleepable programs.  direct: may fall
- * back to GFP_NOWAIT when the pool is short (softirq/process context only).
+ * arena_nosleep.c: the kfuncs of non-sleepable programs.  direct: the
+ * caller is an XDP, TC or syscall program (softirq/process context, never
+ * inside the allocator), which may fall back to GFP_NOWAIT when the pool is
+ * short; else only where interrupts are enabled (nosleep_gfp()).
  */
 long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			       int node_id, bool direct, u64 *out);

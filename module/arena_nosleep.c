@@ -15,8 +15,10 @@
  *   to the arena's memcg when allocated), filled when a non-sleepable
  *   program that allocates is loaded and refilled by a work item.  XDP, TC
  *   and syscall programs (the _nosleep_ allocator) fall back to GFP_NOWAIT
- *   when the pool is short; tracing and struct_ops programs (_any_) do not:
- *   they may be running inside the page allocator or under a runqueue lock.
+ *   when the pool is short; tracing and struct_ops programs (_any_) may be
+ *   running inside the page allocator or under a runqueue lock, so they fall
+ *   back to the allocator only where a hardware interrupt could too
+ *   (interrupts enabled, not NMI, not PREEMPT_RT; nosleep_gfp()).
  * - The page tables of the whole user range are created at that load, so
  *   mapping a page in the kernel window never allocates (tables_ready is
  *   checked under plock; without it the allocation fails).
@@ -289,9 +291,40 @@ out:
 struct nosleep_map {
 	struct bpf_arena *arena;
 	int node_id;
-	bool direct;
+	gfp_t gfp;		/* 0: the pool only */
 	unsigned int mapped, direct_cnt, zeroed;
 };
+
+/*
+ * XDP, TC and syscall programs run in softirq or process context, never
+ * inside the page allocator: GFP_NOWAIT.
+ */
+#define GFP_NOSLEEP_NET	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT)
+/*
+ * A tracing, LSM or struct_ops program may run anywhere, inside the page
+ * allocator too.  Where interrupts are enabled (and not in NMI), a
+ * hardware interrupt may arrive at that very point and allocate: 6.1's
+ * allocator is reentrant there (its per-CPU lists are taken with a trylock
+ * "due to a parallel drain or IRQ reentrancy", the zone lock and every
+ * other lock on its path with interrupts disabled), so the program may
+ * allocate there as such an interrupt would: no reclaim, not even waking
+ * kswapd (fewer locks; the work item's refill does that).  With interrupts
+ * disabled the caller may hold the zone lock or a runqueue lock: the pool
+ * only.  Never on PREEMPT_RT, whose spinlocks do not disable interrupts,
+ * so "interrupts enabled" says nothing about the locks held.
+ */
+#define GFP_NOSLEEP_ANY	(__GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT)
+
+static gfp_t nosleep_gfp(bool net)
+{
+	if (in_nmi())
+		return 0;
+	if (net)
+		return GFP_NOSLEEP_NET;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || irqs_disabled())
+		return 0;
+	return GFP_NOSLEEP_ANY;
+}
 
 /* The pool ran dry under an allocation of want pages; plock held. */
 static void pool_grow(struct bpf_arena *arena, u32 want)
@@ -317,11 +350,10 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 		page = arena->pool_dirty[--arena->dirty_cnt];
 		clear_highpage(page);
 		m->zeroed++;
-	} else if (m->direct && !in_nmi()) {
+	} else if (m->gfp) {
 		struct mem_cgroup *old = set_active_memcg(arena->memcg);
 
-		page = alloc_pages_node(m->node_id, GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO |
-					__GFP_ACCOUNT, 0);
+		page = alloc_pages_node(m->node_id, m->gfp, 0);
 		set_active_memcg(old);
 		m->direct_cnt += !!page;
 	}
@@ -338,8 +370,9 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 #define RECLAIM_SCAN	512UL
 
 /*
- * Takes back n pages that a non-sleepable free left to the work item and
- * that the work has not taken yet: the same pages at the same addresses, so
+ * Takes back n pages (at *pgoff if fixed, else near the last non-sleepable
+ * free) that a non-sleepable free left to the work item and that the work
+ * has not taken yet: the same pages at the same addresses, so
  * nothing about any mapping changes.  Their kernel PTEs are still present
  * (the work clears a run's PTEs, under plock, before anything else, and a
  * page whose PTE is gone is not taken here), so no TLB anywhere can hold a
@@ -355,18 +388,19 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
  * item's pass, which ends in a cross-CPU TLB flush (milliseconds under
  * load), before its page could be used again.  plock held.
  */
-static bool reclaim_freeing(struct bpf_arena *arena, u32 n, unsigned long *pgoff)
+static bool reclaim_freeing(struct bpf_arena *arena, u32 n, bool fixed, unsigned long *pgoff)
 {
 	unsigned long max = arena_page_cnt_max(arena), s, e, lim, i;
 	struct page *pages[RECLAIM_MAX], *page;
 
-	if (n > RECLAIM_MAX || arena->reclaim_hint >= max)
+	s = fixed ? *pgoff : arena->reclaim_hint;
+	if (n > RECLAIM_MAX || s >= max)
 		return false;
-	s = arena->reclaim_hint;
-	lim = min(max, s + RECLAIM_SCAN);
+	/* fixed: exactly [*pgoff, +n) (the caller checked it fits), else a window. */
+	lim = fixed ? s + n : min(max, s + RECLAIM_SCAN);
 	for (;;) {
 		s = find_next_bit(arena->freeing, lim, s);
-		if (s >= lim || lim - s < n)
+		if (s >= lim || lim - s < n || (fixed && s != *pgoff))
 			return false;
 		e = find_next_zero_bit(arena->freeing, s + n, s);
 		if (e < s + n) {
@@ -376,13 +410,24 @@ static bool reclaim_freeing(struct bpf_arena *arena, u32 n, unsigned long *pgoff
 		for (i = 0; i < n; i++) {
 			page = vmalloc_to_page((void *)arena_kaddr(arena,
 				(u32)(arena->user_vm_start + ((s + i) << PAGE_SHIFT))));
-			/* No page: taken by the work, or a failed allocation's tail. */
-			if (!page || PageHWPoison(page))
+			/*
+			 * No page: taken by the work, or a failed allocation's
+			 * tail.  A reference beyond the window's and one per
+			 * user PTE (a pipe's from vmsplice(), direct I/O, a
+			 * fault in flight, the inspector) may outlive the free:
+			 * reusing the page would hand that holder the next
+			 * owner's data, so leave it to the work, which lets
+			 * such a page go (arena_pool_recycle()).
+			 */
+			if (!page || PageHWPoison(page) ||
+			    page_ref_count(page) != 1 + page_mapcount(page))
 				break;
 			pages[i] = page;
 		}
 		if (i == n)
 			break;
+		if (fixed)
+			return false;
 		s += i + 1;
 	}
 	for (i = 0; i < n; i++)
@@ -395,7 +440,8 @@ static bool reclaim_freeing(struct bpf_arena *arena, u32 n, unsigned long *pgoff
 long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			       int node_id, bool direct, u64 *out)
 {
-	struct nosleep_map m = { .arena = arena, .node_id = node_id, .direct = direct };
+	/* The caller's context, before plock disables interrupts. */
+	struct nosleep_map m = { .arena = arena, .node_id = node_id, .gfp = nosleep_gfp(direct) };
 	unsigned long pgoff = 0, flags, kaddr;
 	bool low, ok, charged;
 	u64 page_cnt_max;
@@ -430,8 +476,11 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	/*
 	 * Pages freed moments ago first (an alloc/free burst then needs
 	 * neither the pool nor the work); the pool stays for what they miss.
+	 * At a fixed address, exactly that range when all of it is freeing:
+	 * an allocation there after a non-sleepable free then works as after
+	 * a sleepable free, instead of failing until the work has run.
 	 */
-	if (!uaddr && reclaim_freeing(arena, page_cnt, &pgoff)) {
+	if (reclaim_freeing(arena, page_cnt, uaddr != 0, &pgoff)) {
 		arena_punlock(arena, flags);
 		if (charged)
 			arena_uncharge(arena, page_cnt);

@@ -102,6 +102,7 @@ int tc_free_last(void *ctx)
  * back zeroed, wherever it comes from; realloc_page says where it is.
  */
 __u64 realloc_page;
+__u32 realloc_fixed;	/* 1: allocate at last_page's address */
 
 SEC("tc")
 int tc_free_realloc(void *ctx)
@@ -109,8 +110,10 @@ int tc_free_realloc(void *ctx)
 	volatile __u64 __arena *p;
 
 	bpf_arena_free_pages(&arena, (void __arena *)last_page, 1);
-	p = bpf_arena_alloc_pages(&arena, NULL, 1, NUMA_NO_NODE, 0);
+	p = bpf_arena_alloc_pages(&arena, realloc_fixed ? (void __arena *)last_page : NULL, 1,
+				  NUMA_NO_NODE, 0);
 	__sync_fetch_and_add(&stats.runs, 1);
+	realloc_page = 0;
 	if (!p) {
 		__sync_fetch_and_add(&stats.fails, 1);
 		return 1;
@@ -128,6 +131,23 @@ SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(fentry_round, int a)
 {
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != armed_tgid)
+		return 0;
+	return one_round();
+}
+
+/*
+ * sched_switch runs with interrupts disabled (the runqueue lock held): the
+ * allocator is off limits there, pages come from the pool only.  One round,
+ * the first time this process is switched out after irqs_off_armed is set.
+ */
+__u32 irqs_off_armed;
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(irqs_off_round, int preempt, void *prev, void *next)
+{
+	if (!irqs_off_armed || (__u32)(bpf_get_current_pid_tgid() >> 32) != armed_tgid)
+		return 0;
+	if (!__sync_lock_test_and_set(&irqs_off_armed, 0))
 		return 0;
 	return one_round();
 }

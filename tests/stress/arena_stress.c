@@ -89,12 +89,12 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { C_ALLOC, C_ALLOC_FAIL, C_FREE, C_PREFAULT, C_BPF_ALLOC, C_BPF_FREE, C_WRITE,
 	C_READ, C_MADV, C_FORK, C_REOPEN, C_CHURN, C_PROG, C_UNLOAD, C_CHAOS, C_INJECTED,
-	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NR };
+	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NS_PENDING, C_NR };
 static const char *const cname[C_NR] = {
 	"ioctl_alloc", "alloc_refused", "ioctl_free", "prefault", "bpf_alloc", "bpf_free",
 	"write", "read", "madvise", "fork", "reopen", "churn_arena", "prog_load",
 	"unload_refused", "chaos", "injected_failures", "nosleep_alloc", "nosleep_free",
-	"nosleep_alloc_null",
+	"nosleep_alloc_null", "nosleep_alloc_pending_busy",
 };
 static atomic_long count[C_NR];
 
@@ -679,7 +679,7 @@ static void ns_step(int palloc, int pfree)
 			atomic_fetch_add(&count[C_NS_NULL], 1);
 		} else if (r == 0) {
 			/* PENDING: the work item holds it right now; it stays PENDING. */
-			atomic_fetch_add(&count[C_NS_NULL], 1);
+			atomic_fetch_add(&count[C_NS_PENDING], 1);
 		} else if (faults && r < 0 && r != -EINVAL) {
 			atomic_fetch_add(&count[C_INJECTED], 1);	/* test_run's own alloc */
 		} else {
