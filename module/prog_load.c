@@ -834,12 +834,21 @@ static bool may_use_arena(const union bpf_attr *attr)
 		src = (v >> 12) & 0xf;
 		off = (s16)(v >> 16);
 		if (code == (BPF_LD | BPF_IMM | BPF_DW)) {
-			/* A typed ksym: maybe bpf_ksym_exists(bpf_iter_num_*). */
 			if (src == BPF_PSEUDO_MAP_FD || src == BPF_PSEUDO_MAP_VALUE ||
-			    src == BPF_PSEUDO_MAP_IDX || src == BPF_PSEUDO_MAP_IDX_VALUE ||
-			    src == BPF_PSEUDO_BTF_ID)
+			    src == BPF_PSEUDO_MAP_IDX || src == BPF_PSEUDO_MAP_IDX_VALUE)
 				goto yes;
-			i++;
+			if (++i >= n)
+				break;
+			/*
+			 * A typed ksym in a module's BTF (second slot's imm: a
+			 * BTF fd; 0 is vmlinux, which on 6.1 has no iterator):
+			 * maybe bpf_ksym_exists(bpf_iter_num_*).
+			 */
+			if (src == BPF_PSEUDO_BTF_ID) {
+				unsafe_get_user(v, (const u64 __user *)&u[i], fault);
+				if (v >> 32)
+					goto yes;
+			}
 		} else if (code == (BPF_ALU64 | BPF_MOV | BPF_X) && (off == 1 || off == 2)) {
 			goto yes;
 		} else if (code == (BPF_JMP | BPF_CALL) && src == BPF_PSEUDO_KFUNC_CALL) {

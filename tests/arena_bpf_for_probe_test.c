@@ -14,9 +14,11 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "kselftest_harness.h"
 #include "kmod_util.h"
+#include "bpf_insn.h"
 
 extern const char probe_obj_start[], probe_obj_end[];
 __asm__(".pushsection .rodata\n.balign 8\n"
@@ -62,6 +64,36 @@ TEST(non_arena_program_probing_iterators_still_loads)
 	EXPECT_EQ(kernel_has_native_arena() || kmod_is_loaded() ? 1 : 2, ctx[1]);
 	TH_LOG("ran the %s", ctx[1] == 1 ? "iterators" : "fallback loop");
 	bpf_object__close(obj);
+}
+
+/*
+ * A typed ksym of vmlinux (ld_imm64 BPF_PSEUDO_BTF_ID, BTF fd 0): never one
+ * of the module's iterator functions, so the module's fast path hands the
+ * program to the stock path unread beyond that (module/prog_load.c,
+ * may_use_arena()); it loads and runs as without the module.
+ */
+TEST(vmlinux_typed_ksym_program_loads_as_without_the_module)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct bpf_insn insns[] = {
+		I_MOV64_IMM(0, 7),
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1, .src_reg = BPF_PSEUDO_BTF_ID },
+		{ .imm = 0 },	/* BTF fd 0: vmlinux */
+		I_EXIT(),
+	};
+	char log[4096];
+	__u64 ctx[2] = { 0, 0 };
+	int id, fd;
+
+	ASSERT_EQ(0, libbpf_get_error(vmlinux));
+	id = btf__find_by_name_kind(vmlinux, "bpf_prog_active", BTF_KIND_VAR);
+	btf__free(vmlinux);
+	ASSERT_LT(0, id);
+	insns[1].imm = id;
+	fd = load_syscall_prog(insns, sizeof(insns) / sizeof(insns[0]), log, sizeof(log));
+	ASSERT_LE(0, fd) TH_LOG("load: %s\n%s", strerror(-fd), log);
+	EXPECT_EQ(7, run_syscall_prog(fd, ctx, sizeof(ctx)));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
