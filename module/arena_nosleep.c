@@ -293,13 +293,16 @@ struct nosleep_map {
 	int node_id;
 	gfp_t gfp;		/* 0: the pool only */
 	unsigned int mapped, direct_cnt, zeroed;
+	/* Pages from the allocator, taken before plock (nosleep_prealloc()). */
+	struct list_head extra;
 };
 
 /*
  * XDP, TC and syscall programs run in softirq or process context, never
  * inside the page allocator: GFP_NOWAIT.
  */
-#define GFP_NOSLEEP_NET	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT)
+#define GFP_NOSLEEP_NET	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT | \
+			 __GFP_NOMEMALLOC)
 /*
  * A tracing, LSM or struct_ops program may run anywhere, inside the page
  * allocator too.  Where interrupts are enabled (and not in NMI), a
@@ -313,11 +316,19 @@ struct nosleep_map {
  * only.  Never on PREEMPT_RT, whose spinlocks do not disable interrupts,
  * so "interrupts enabled" says nothing about the locks held.
  */
-#define GFP_NOSLEEP_ANY	(__GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT)
+#define GFP_NOSLEEP_ANY	(__GFP_NOWARN | __GFP_ZERO | __GFP_ACCOUNT | __GFP_NOMEMALLOC)
 
+/*
+ * Both without the emergency reserves (__GFP_NOMEMALLOC), and not at all
+ * in a task that is reclaiming memory (PF_MEMALLOC: kswapd, direct reclaim,
+ * memory.reclaim, or a softirq running on top of one): 6.1's
+ * try_charge_memcg() forces such a task's charge past the memcg's limit
+ * whatever the gfp flags, and the allocator lets it dip into the reserves
+ * reclaim needs (attack review 5).  The pool only, then.
+ */
 static gfp_t nosleep_gfp(bool net)
 {
-	if (in_nmi())
+	if (in_nmi() || (current->flags & PF_MEMALLOC))
 		return 0;
 	if (net)
 		return GFP_NOSLEEP_NET;
@@ -350,18 +361,59 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 		page = arena->pool_dirty[--arena->dirty_cnt];
 		clear_highpage(page);
 		m->zeroed++;
-	} else if (m->gfp) {
-		struct mem_cgroup *old = set_active_memcg(arena->memcg);
-
-		page = alloc_pages_node(m->node_id, m->gfp, 0);
-		set_active_memcg(old);
-		m->direct_cnt += !!page;
+	} else if (!list_empty(&m->extra)) {
+		page = list_first_entry(&m->extra, struct page, lru);
+		list_del(&page->lru);
+		m->direct_cnt++;
 	}
 	if (!page)
 		return -ENOMEM;
 	set_pte_at(ksyms.init_mm, addr, pte, mk_pte(page, PAGE_KERNEL));
 	m->mapped++;
 	return 0;
+}
+
+/*
+ * What the pool cannot give an allocation of n pages now: plock held.  (The
+ * pool may change until the pages are mapped; then the allocation fails.)
+ */
+static unsigned int pool_shortfall(struct bpf_arena *arena, u32 n)
+{
+	u64 have = (u64)arena->pool_cnt + min(arena->dirty_cnt, INLINE_ZERO_MAX);
+
+	return n > have ? n - have : 0;
+}
+
+/*
+ * Takes n zeroed pages from the page allocator onto m->extra, in the
+ * caller's context and before plock: interrupts stay as the caller had
+ * them and plock's interrupts-off section stays bounded by PTE writes (as
+ * with the pool), whatever the allocation's size.  Stops at the first
+ * failure; the allocation then fails as short of pages.
+ */
+static void nosleep_prealloc(struct nosleep_map *m, unsigned int n)
+{
+	struct mem_cgroup *old = set_active_memcg(m->arena->memcg);
+	struct page *page;
+
+	while (n--) {
+		page = alloc_pages_node(m->node_id, m->gfp, 0);
+		if (!page)
+			break;
+		list_add(&page->lru, &m->extra);
+	}
+	set_active_memcg(old);
+}
+
+/* What nosleep_set_pte() did not use; after plock. */
+static void nosleep_free_extra(struct nosleep_map *m)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, &m->extra, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
 }
 
 /* Pages one allocation may take back from pending frees (zeroed inline). */
@@ -441,8 +493,10 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			       int node_id, bool direct, u64 *out)
 {
 	/* The caller's context, before plock disables interrupts. */
-	struct nosleep_map m = { .arena = arena, .node_id = node_id, .gfp = nosleep_gfp(direct) };
+	struct nosleep_map m = { .arena = arena, .node_id = node_id, .gfp = nosleep_gfp(direct),
+				 .extra = LIST_HEAD_INIT(m.extra) };
 	unsigned long pgoff = 0, flags, kaddr;
+	unsigned int shortfall;
 	bool low, ok, charged;
 	u64 page_cnt_max;
 	u32 uaddr32;
@@ -495,6 +549,17 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		ret = -ENOMEM;
 		goto fail;
 	}
+	shortfall = m.gfp ? pool_shortfall(arena, page_cnt) : 0;
+	if (shortfall) {
+		arena_punlock(arena, flags);
+		nosleep_prealloc(&m, shortfall);
+		if (!arena_plock_nosleep(arena, &flags)) {
+			nosleep_free_extra(&m);
+			arena_uncharge(arena, page_cnt);
+			ret = -EBUSY;
+			goto fail;
+		}
+	}
 	/* Without every page table in place, mapping could allocate: refuse. */
 	ok = arena->tables_ready &&
 	     (uaddr ? arena_range_reserve(arena, pgoff, page_cnt) :
@@ -534,9 +599,11 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	atomic64_add(page_cnt, &arena->nosleep_allocs);
 	if (m.direct_cnt)
 		atomic64_add(m.direct_cnt, &arena->nosleep_direct);
+	nosleep_free_extra(&m);
 	*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 	return 0;
 fail:
+	nosleep_free_extra(&m);
 	atomic64_inc(&arena->nosleep_fails);
 	return ret;
 }

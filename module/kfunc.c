@@ -19,7 +19,9 @@
  * the split: the _nosleep_ allocator (which falls back to GFP_NOWAIT) is
  * registered only for XDP, TC and SYSCALL programs, whose context never holds
  * allocator or scheduler locks; tracing and struct_ops programs, which can
- * run anywhere, get the _any_ allocator, which only takes pre-allocated pages.
+ * run anywhere, get the _any_ allocator, which takes pre-allocated pages and
+ * goes to the page allocator only where interrupts are enabled
+ * (arena_nosleep.c, nosleep_gfp()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -15,7 +15,7 @@ BPF_CLANG_ASM ?= clang-14
 BPF_OBJDUMP ?= llvm-objdump
 BPF_OUT := $(BUILD)/tests/bpf
 BPF_PROG_NAMES := arena_list arena_htab verifier_arena verifier_arena_large arena_fault arena_reject \
-	arena_reserve arena_any_ctx arena_take_back
+	arena_reserve arena_any_ctx arena_take_back arena_any_ctx_alloc
 BPF_HDRS := $(TOP)/lib/include/bpf_arena.h $(TOP)/tests/bpf/arena_prog_common.h \
 	$(TOP)/tests/bpf/arena_kfunc_common.h
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror -DBPF_ARENA_EXPLICIT_CASTS \
@@ -50,7 +50,7 @@ $(BUILD)/tests/arena_prog_test: $(TOP)/tests/arena_prog_test.c $(BPF_OBJS) $(LIB
 # The kfunc tests (tests/arena_reserve_test.c, tests/arena_kfunc_any_ctx_test.c)
 # embed their objects the same way.
 KFUNC_TESTS := arena_reserve_test:arena_reserve arena_kfunc_any_ctx_test:arena_any_ctx \
-	arena_take_back_test:arena_take_back
+	arena_take_back_test:arena_take_back arena_any_ctx_alloc_test:arena_any_ctx_alloc
 define kfunc_test_rule
 $(BUILD)/tests/$(1): $(TOP)/tests/$(1).c $(BPF_OUT)/$(2).v3.bpf.o $(BPF_OUT)/$(2).asm.bpf.o \
 		$(LIB_A) $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/lib/include/*.h) $(BPF_HDRS)
