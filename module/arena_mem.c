@@ -369,12 +369,16 @@ out_unlock:
 	return ret;
 }
 
+/* Pages one arena_free_pages() step handles when it has no memory for more. */
+#define SMALL_FREE	16U
+
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
-	u64 full_uaddr, uaddr_end;
+	struct page **pages, *small[SMALL_FREE];
+	unsigned int i, nr, n, batch, done;
 	unsigned long pgoff, flags, kaddr;
-	struct page **pages;
-	unsigned int i, nr;
+	u64 full_uaddr, uaddr_end;
+	long total = 0;
 	u32 uaddr32;
 
 	if (!arena_has_range(arena) || !page_cnt)
@@ -390,30 +394,44 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	pgoff = arena_compute_pgoff(arena, uaddr32);
 	kaddr = arena_kaddr(arena, uaddr32);
 
-	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return -ENOMEM;
+	/*
+	 * Short of memory for the array: the same, SMALL_FREE pages at a time
+	 * (a TLB flush and a zap each).  A free never fails: the kfunc has no
+	 * way to report it, and a program (or the stress's model) that freed
+	 * must not find the pages still there.
+	 */
+	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	batch = page_cnt;
+	if (!pages) {
+		pages = small;
+		batch = SMALL_FREE;
+	}
 	mutex_lock(&arena->lock);
-	flags = arena_plock(arena);
-	/* The range stays used until no mapping of its pages is left. */
-	nr = kern_clear(kaddr, page_cnt, pages);
-	arena_punlock(arena, flags);
-	kern_flush(kaddr, page_cnt);
-	/* User mappings before the range is reusable, so nobody reaches a freed page. */
-	arena_zap(arena, pgoff, page_cnt);
-	flags = arena_plock(arena);
-	bitmap_clear(arena->used, pgoff, page_cnt);
-	bitmap_clear(arena->resv, pgoff, page_cnt);
-	bitmap_clear(arena->freeing, pgoff, page_cnt);
-	arena_punlock(arena, flags);
-	atomic64_sub(nr, &arena->pages);
-	atomic64_add(nr, &arena->kern_frees);
+	for (done = 0; done < page_cnt; done += n, pgoff += n, kaddr += (unsigned long)n << PAGE_SHIFT) {
+		n = min(batch, page_cnt - done);
+		flags = arena_plock(arena);
+		/* The range stays used until no mapping of its pages is left. */
+		nr = kern_clear(kaddr, n, pages);
+		arena_punlock(arena, flags);
+		kern_flush(kaddr, n);
+		/* User mappings before the range is reusable, so nobody reaches a freed page. */
+		arena_zap(arena, pgoff, n);
+		flags = arena_plock(arena);
+		bitmap_clear(arena->used, pgoff, n);
+		bitmap_clear(arena->resv, pgoff, n);
+		bitmap_clear(arena->freeing, pgoff, n);
+		arena_punlock(arena, flags);
+		atomic64_sub(nr, &arena->pages);
+		atomic64_add(nr, &arena->kern_frees);
+		for (i = 0; i < nr; i++)
+			__free_page(pages[i]);
+		arena_uncharge(arena, nr);
+		total += nr;
+	}
 	mutex_unlock(&arena->lock);
-	for (i = 0; i < nr; i++)
-		__free_page(pages[i]);
-	kvfree(pages);
-	arena_uncharge(arena, nr);
-	return nr;
+	if (pages != small)
+		kvfree(pages);
+	return total;
 }
 
 int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)

@@ -33,6 +33,6 @@ check-kernels:
 # allocations (task filter; assertions fail by design, the kernel log, the module's
 # clean unload, the memory and kmemleak decide), then `make stress-faults`.
 check-faults: debug-kernel $(STRESS_BIN)
-	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) \
+	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) $(FAULTS_ALLOW) \
 		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh 0 0 suite-faults
 	$(MAKE) -s stress-faults STRESS_KERNEL=debug

@@ -371,7 +371,11 @@ static long run_tc_prog(int pfd, uint64_t addr, uint64_t cnt)
 static int try_nonsleepable(void)
 {
 	static char log[8192];
-	int fd = load_tc_prog(map_fd, true, log, sizeof(log));
+	int fd;
+
+	fi_hold = true;	/* the probe must not see an injected failure */
+	fd = load_tc_prog(map_fd, true, log, sizeof(log));
+	fi_hold = false;
 
 	if (fd >= 0) {
 		printf("# stress: non-sleepable (TC) bpf_arena_alloc_pages loads: owners and the any-context owner use it\n");
