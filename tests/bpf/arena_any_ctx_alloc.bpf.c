@@ -65,7 +65,7 @@ static __always_inline void note_stack(void)
 
 	fpv = (__u64)&local;
 	fp = fpv;
-	if (fp > base && fp - base < 16384) {
+	if (fp > base && fp - base < 65536) {	/* 16 KiB stacks, 32 KiB with KASAN */
 		left = fp - base;
 		if (!stats.min_stack_left || left < stats.min_stack_left)
 			stats.min_stack_left = left;
