@@ -14,6 +14,7 @@
 #include <linux/vmalloc.h>
 #include <linux/pgtable.h>
 #include <linux/nodemask.h>
+#include <asm/pgalloc.h>
 
 #include "arena.h"
 #include "ksyms.h"
@@ -747,19 +748,93 @@ static int free_pte_cb(pte_t *pte, unsigned long addr, void *data)
 	return 0;
 }
 
+/* The PMD entry of a kernel address, or NULL where a level above is empty. */
+static pmd_t *kernel_pmd(unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset_pgd(ksyms.init_mm->pgd, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+
+	if (pgd_none(*pgd) || pgd_bad(*pgd))
+		return NULL;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d) || p4d_bad(*p4d))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud) || pud_leaf(*pud) || pud_bad(*pud))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+static bool pte_page_empty(pte_t *ptes)
+{
+	int i;
+
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		if (!pte_none(ptes[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Unhooks the PTE pages that map nothing but this window onto @tables:
+ * those of the 2 MiB blocks wholly inside the vm area (its guard page
+ * included, so no other vmalloc area shares them; the block holding the
+ * area's end may be shared and stays).  Linux never frees vmalloc page
+ * tables (vunmap only clears PTEs): without this, every window created at an
+ * address not used before left up to 8 MiB of PTE pages that no memory
+ * cgroup is charged for (2048 blocks of 4 GiB), which creating, touching and
+ * destroying arenas grew (arena_window_tables_test).  The PMD pages (five a
+ * window) stay, as they do for every vmalloc user.
+ *
+ * Only when nothing can walk the window: no user mapping, no program, no
+ * work item; every PTE already cleared (a page with a PTE left stays: it is
+ * not ours to drop).  The caller flushes the TLB, which also drops the CPUs'
+ * cached PMD entries, before it frees the pages, as the kernel's own
+ * pmd_free_pte_page() does.
+ */
+static void unhook_window_pte_pages(struct vm_struct *vm, struct list_head *tables)
+{
+	unsigned long addr = ALIGN((unsigned long)vm->addr, PMD_SIZE);
+	unsigned long end = ALIGN_DOWN((unsigned long)vm->addr + vm->size, PMD_SIZE);
+
+	for (; addr < end; addr += PMD_SIZE) {
+		pmd_t *pmd = kernel_pmd(addr);
+		struct page *table;
+
+		if (!pmd || pmd_none(*pmd) || pmd_leaf(*pmd) || pmd_bad(*pmd))
+			continue;
+		if (!pte_page_empty(pte_offset_kernel(pmd, addr)))
+			continue;
+		table = pmd_page(*pmd);
+		pmd_clear(pmd);
+		list_add(&table->lru, tables);
+	}
+}
+
 void arena_mem_free(struct bpf_arena *arena)
 {
 	unsigned long nr = 0;
 
 	if (arena->kern_vm) {
+		struct page *table, *next;
+		LIST_HEAD(tables);
+
 		/*
 		 * No user mapping and no program is left: free every page
-		 * still mapped in the window, then the window itself.
+		 * still mapped in the window, the page tables that map only
+		 * the window, then the window itself.
 		 */
 		apply_to_existing_page_range(ksyms.init_mm, (unsigned long)arena->kern_vm->addr,
 					     ARENA_KERN_VM_SZ, free_pte_cb, &nr);
+		unhook_window_pte_pages(arena->kern_vm, &tables);
 		ksyms.flush_tlb_kernel_range((unsigned long)arena->kern_vm->addr,
-					     (unsigned long)arena->kern_vm->addr + ARENA_KERN_VM_SZ);
+					     (unsigned long)arena->kern_vm->addr +
+					     arena->kern_vm->size);
+		list_for_each_entry_safe(table, next, &tables, lru) {
+			list_del(&table->lru);
+			pte_free_kernel(ksyms.init_mm, page_address(table));
+		}
 		free_vm_area(arena->kern_vm);
 		arena->kern_vm = NULL;
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/check-kernels.sh [--all] [--list] [KVER...]: `make check-kernels [ALL=1]`.
+# scripts/check-kernels.sh [--all] [--resume] [--list] [KVER...]: `make check-kernels [ALL=1] [RESUME=1]`.
 #
 # Builds the module for, and runs the whole VM suite on, Debian 12 6.1 kernels
 # as the archive has them now: every ABI apt lists (linux-headers-6.1.0-N-*)
@@ -14,19 +14,24 @@
 # the host's linux-kbuild-6.1 (apt: >= every ABI's version) for scripts and
 # tools, and the image's vmlinux for module BTF.  tests/vm/run --kernel KVER
 # boots root/boot/vmlinuz-KVER.  Results: build/check-kernels/summary.txt and
-# one log per kernel.
+# one log per kernel.  --resume skips a kernel that passed before with the same
+# inputs (the staged and working-tree contents of everything the module and the
+# suite are built from, hashed into build/check-kernels/passed/KVER), so that
+# ALL=1 (21 kernels) can be completed over several runs without re-testing
+# what has not changed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache="$top/cache/kernels"
 out="$top/build/check-kernels"
 mkdir -p "$cache" "$out"
-all=no list=no sel=()
+all=no list=no resume=no sel=()
 for a in "$@"; do
 	case "$a" in
 	--all) all=yes ;;
 	--list) list=yes ;;
+	--resume) resume=yes ;;
 	6.1.0-*) sel+=("$a") ;;
-	*) sed -n '2,18p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,23p' "$0" >&2; exit 2 ;;
 	esac
 done
 log() { echo "check-kernels: $*" >&2; }
@@ -93,12 +98,23 @@ if ! dpkg-query -W -f='${Status}' linux-kbuild-6.1 2>/dev/null | grep -q 'instal
 	log "installing linux-kbuild-6.1"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-kbuild-6.1 >/dev/null
 fi
+# What a pass depends on: the sources the module, library and tests are built
+# from and the scripts that run them (not docs, bench, packaging).
+inputs_key() {
+	local p=(module jit uapi lib tests scripts Kbuild Makefile)
+	{ git -C "$top" ls-files -s -- "${p[@]}"; git -C "$top" diff HEAD -- "${p[@]}"; } | sha1sum | cut -c1-16
+}
+key=$(inputs_key)
+mkdir -p "$out/passed"
 summary="$out/summary.txt"
 {
-	echo "# make check-kernels, $(date -u +%FT%TZ), $(git -C "$top" rev-parse --short HEAD)"
+	echo "# make check-kernels, $(date -u +%FT%TZ), $(git -C "$top" rev-parse --short HEAD), inputs $key"
 } > "$summary"
 bad=0
 for k in "${sel[@]}"; do
+	if [ $resume = yes ] && [ "$(cat "$out/passed/$k" 2>/dev/null)" = "$key" ]; then
+		echo "$k: PASS (earlier run, same inputs $key)" | tee -a "$summary"; continue
+	fi
 	t0=$(date +%s)
 	if ! prepare "$k" > "$out/$k.log" 2>&1; then
 		cat "$out/$k.log" >&2
@@ -108,7 +124,7 @@ for k in "${sel[@]}"; do
 	"$top/tests/vm/run" --kernel "$k" --timeout "${CHECK_KERNELS_TIMEOUT:-1800}" -- suite >> "$out/$k.log" 2>&1
 	rc=$?
 	line=$(grep -a '^suite:' "$out/$k.log" | tail -n1)
-	if [ $rc -eq 0 ]; then r=PASS; else r="FAIL (rc=$rc)"; bad=1; fi
+	if [ $rc -eq 0 ]; then r=PASS; echo "$key" > "$out/passed/$k"; else r="FAIL (rc=$rc)"; bad=1; rm -f "$out/passed/$k"; fi
 	echo "$k: $r ${line:-no suite line} [$(( $(date +%s) - t0 )) s]" | tee -a "$summary"
 done
 exit $bad

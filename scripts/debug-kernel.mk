@@ -26,7 +26,7 @@ check-debug: debug-kernel
 # newest ABI of each flavour, ALL=1 every ABI; KERNELS="6.1.0-N-FLAVOUR ..." picks.
 .PHONY: check-kernels
 check-kernels:
-	$(TOP)/scripts/check-kernels.sh $(if $(ALL),--all) $(KERNELS)
+	$(TOP)/scripts/check-kernels.sh $(if $(ALL),--all) $(if $(RESUME),--resume) $(KERNELS)
 
 # `make check-faults`: fault injection on the debug kernel (Debian's config has
 # none): the whole suite with every test process failing 5% of its slab and page

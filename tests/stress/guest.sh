@@ -37,6 +37,18 @@ settle() {
 	sleep 1
 }
 refcnt() { cat /sys/module/bpf_arena/refcnt 2>/dev/null || echo gone; }
+# Where memory went: /proc/meminfo and /proc/vmstat fields that moved by at
+# least 1 MiB (vmstat nr_* counts pages) since the baseline, and the memory
+# cgroups still dying, so that a failed memory_back names its suspect.
+snapshot() { cat /proc/meminfo > /tmp/meminfo.$1; grep '^nr_' /proc/vmstat > /tmp/vmstat.$1; }
+mem_diff() {
+	snapshot now
+	awk 'NR == FNR { b[$1] = $2; next } ($1 in b) { d = $2 - b[$1]; if (d >= 1024 || d <= -1024) printf "# guest:   %s %+d kB\n", $1, d }' \
+		/tmp/meminfo.base /tmp/meminfo.now
+	awk 'NR == FNR { b[$1] = $2; next } ($1 in b) { d = $2 - b[$1]; if (d >= 256 || d <= -256) printf "# guest:   %s %+d pages\n", $1, d }' \
+		/tmp/vmstat.base /tmp/vmstat.now
+	[ -r /sys/fs/cgroup/cgroup.stat ] && sed 's/^/# guest:   cgroup.stat /' /sys/fs/cgroup/cgroup.stat
+}
 
 fault_setup() { # fault_setup PROBABILITY%: task-filtered failslab and fail_page_alloc
 	for f in failslab fail_page_alloc; do
@@ -90,6 +102,7 @@ restore_params() { # the security tests change them and may be stopped midway
 "$bin/arena_stress" 5 "$seed" > /tmp/warmup.log 2>&1 || { cat /tmp/warmup.log; notok warmup_stress_run; }
 settle
 base=$(avail)
+snapshot base
 echo "# guest: MemAvailable baseline ${base} kB, module refcnt $(refcnt)"
 
 case "$mode" in
@@ -154,9 +167,10 @@ if [ "$(refcnt)" = 0 ]; then ok module_references_dropped; else notok "module_re
 settle
 after=$(avail)
 echo "# guest: MemAvailable after ${after} kB (baseline ${base} kB, delta $((base - after)) kB, slack ${MEM_SLACK_KB} kB)"
-if [ $((base - after)) -le "$MEM_SLACK_KB" ]; then ok memory_back; else notok memory_back; fi
+if [ $((base - after)) -le "$MEM_SLACK_KB" ]; then ok memory_back; else mem_diff; notok memory_back; fi
 if rmmod bpf_arena; then ok module_unloads; else notok module_unloads; fi
 settle
 echo "# guest: MemAvailable after unload $(avail) kB"
+echo "# guest: since the baseline, after unload:"; mem_diff
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail -eq 0 ]
