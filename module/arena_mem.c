@@ -791,7 +791,9 @@ static bool pte_page_empty(pte_t *ptes)
  * work item; every PTE already cleared (a page with a PTE left stays: it is
  * not ours to drop).  The caller flushes the TLB, which also drops the CPUs'
  * cached PMD entries, before it frees the pages, as the kernel's own
- * pmd_free_pte_page() does.
+ * pmd_free_pte_page() does.  Like that function, this takes no lock a
+ * lockless walker of kernel page tables would see: ptdump (debugfs, root,
+ * off in Debian's config) could follow a PMD into a page being freed.
  */
 static void unhook_window_pte_pages(struct vm_struct *vm, struct list_head *tables)
 {
@@ -801,6 +803,8 @@ static void unhook_window_pte_pages(struct vm_struct *vm, struct list_head *tabl
 	for (; addr < end; addr += PMD_SIZE) {
 		pmd_t *pmd = kernel_pmd(addr);
 		struct page *table;
+
+		cond_resched();	/* 2048 blocks of 512 entries */
 
 		if (!pmd || pmd_none(*pmd) || pmd_leaf(*pmd) || pmd_bad(*pmd))
 			continue;
@@ -833,6 +837,14 @@ void arena_mem_free(struct bpf_arena *arena)
 					     arena->kern_vm->size);
 		list_for_each_entry_safe(table, next, &tables, lru) {
 			list_del(&table->lru);
+			/*
+			 * As ___pte_free_tlb() does: Xen PV (Debian's kernel
+			 * runs as a PV guest) made the table read-only and
+			 * pinned it when pmd_populate_kernel() hooked it;
+			 * freed without this, the next owner of the page
+			 * faults writing it.  A no-op on bare metal and KVM.
+			 */
+			paravirt_release_pte(page_to_pfn(table));
 			pte_free_kernel(ksyms.init_mm, page_address(table));
 		}
 		free_vm_area(arena->kern_vm);
