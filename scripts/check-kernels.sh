@@ -102,7 +102,12 @@ fi
 # from and the scripts that run them (not docs, bench, packaging).
 inputs_key() {
 	local p=(module jit uapi lib tests scripts Kbuild Makefile)
-	{ git -C "$top" ls-files -s -- "${p[@]}"; git -C "$top" diff HEAD -- "${p[@]}"; } | sha1sum | cut -c1-16
+	{
+		git -C "$top" ls-files -s -- "${p[@]}"
+		git -C "$top" diff HEAD -- "${p[@]}"
+		# untracked files too (a new test not yet added)
+		(cd "$top" && git ls-files -oz --exclude-standard -- "${p[@]}" | xargs -0r sha1sum)
+	} | sha1sum | cut -c1-16
 }
 key=$(inputs_key)
 mkdir -p "$out/passed"
@@ -124,7 +129,15 @@ for k in "${sel[@]}"; do
 	"$top/tests/vm/run" --kernel "$k" --timeout "${CHECK_KERNELS_TIMEOUT:-1800}" -- suite >> "$out/$k.log" 2>&1
 	rc=$?
 	line=$(grep -a '^suite:' "$out/$k.log" | tail -n1)
-	if [ $rc -eq 0 ]; then r=PASS; echo "$key" > "$out/passed/$k"; else r="FAIL (rc=$rc)"; bad=1; rm -f "$out/passed/$k"; fi
+	rm -f "$out/passed/$k"
+	if [ $rc -ne 0 ]; then
+		r="FAIL (rc=$rc)"; bad=1
+	elif [ "$(inputs_key)" != "$key" ]; then
+		# the tree changed while this kernel ran: what it tested is unknown
+		r="PASS (not recorded: the inputs changed during the run)"
+	else
+		r=PASS; echo "$key" > "$out/passed/$k"
+	fi
 	echo "$k: $r ${line:-no suite line} [$(( $(date +%s) - t0 )) s]" | tee -a "$summary"
 done
 exit $bad

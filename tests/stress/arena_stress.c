@@ -89,12 +89,12 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { C_ALLOC, C_ALLOC_FAIL, C_FREE, C_PREFAULT, C_BPF_ALLOC, C_BPF_FREE, C_WRITE,
 	C_READ, C_MADV, C_FORK, C_REOPEN, C_CHURN, C_PROG, C_UNLOAD, C_CHAOS, C_INJECTED,
-	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NS_PENDING, C_NR };
+	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NS_PENDING, C_PROG_REFUSED, C_NR };
 static const char *const cname[C_NR] = {
 	"ioctl_alloc", "alloc_refused", "ioctl_free", "prefault", "bpf_alloc", "bpf_free",
 	"write", "read", "madvise", "fork", "reopen", "churn_arena", "prog_load",
 	"unload_refused", "chaos", "injected_failures", "nosleep_alloc", "nosleep_free",
-	"nosleep_alloc_null", "nosleep_alloc_pending_busy",
+	"nosleep_alloc_null", "nosleep_alloc_pending_busy", "prog_load_refused",
 };
 static atomic_long count[C_NR];
 
@@ -1017,23 +1017,47 @@ static void *reopen_main(void *arg)
 	return NULL;
 }
 
-/* Program load/unload: each round loads fresh programs for pages [9, 16). */
+/*
+ * What an injected allocation failure may make of a load: ENOMEM, or 6.1's
+ * ENOTSUPP (524) when the JIT's allocation failed (JIT always on, no
+ * interpreter to fall back to).
+ */
+static bool injected_load_errno(int r)
+{
+	return r >= 0 || r == -ENOMEM || r == -524;
+}
+
+/*
+ * Program load/unload: each round loads fresh programs for pages [9, 16).
+ * With faults on, a load makes hundreds of allocations and 10 % of them
+ * fail, so nearly every injected load is refused: every other round loads
+ * without injection (and must succeed), so that load, run and unload still
+ * churn while the other threads' allocations fail; the runs are injected.
+ */
 static void *prog_main(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	unsigned long round = 0;
 
 	prctl(PR_SET_NAME, "progs");
 
 	while (!atomic_load(&stop)) {
 		unsigned int pg = PROG_FIRST + (unsigned int)rand_r(&seed) % PROG_NR;
 		uint64_t addr = (uint64_t)(uintptr_t)page_at(pg);
-		int pa = load_kfunc_prog(map_fd, true, true, NULL, 0);
-		int pf = load_kfunc_prog(map_fd, false, true, NULL, 0);
+		bool inject = faults && (round++ & 1);
+		int pa, pf;
 		long r;
 
+		fi_hold = faults && !inject;
+		pa = load_kfunc_prog(map_fd, true, true, NULL, 0);
+		pf = load_kfunc_prog(map_fd, false, true, NULL, 0);
+		fi_hold = false;
 		if (pa < 0 || pf < 0) {
-			if (!faults)
+			if (!inject)
 				fail("prog load: %d %d", pa, pf);
+			else if (!injected_load_errno(pa) || !injected_load_errno(pf))
+				fail("prog load under injection: %d %d", pa, pf);
+			atomic_fetch_add(&count[C_PROG_REFUSED], 1);
 			goto next;
 		}
 		r = run_prog(pa, addr, 1);
