@@ -14,11 +14,13 @@
 # the host's linux-kbuild-6.1 (apt: >= every ABI's version) for scripts and
 # tools, and the image's vmlinux for module BTF.  tests/vm/run --kernel KVER
 # boots root/boot/vmlinuz-KVER.  Results: build/check-kernels/summary.txt and
-# one log per kernel.  --resume skips a kernel that passed before with the same
-# inputs (the staged and working-tree contents of everything the module and the
-# suite are built from, hashed into build/check-kernels/passed/KVER), so that
-# ALL=1 (21 kernels) can be completed over several runs without re-testing
-# what has not changed.
+# one log per kernel.  Every pass is recorded in docs/kernels-tested.txt (tracked:
+# "KVER inputs-key commit date suite-line"; the README's list of kernels last
+# tested), the key hashing the staged, working-tree and untracked contents of
+# everything the module and the suite are built from.  --resume skips a kernel
+# recorded there with the current key, so that ALL=1 (21 kernels) can be
+# completed over several runs, and machines, without re-testing what has not
+# changed; commit the file with the results.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache="$top/cache/kernels"
@@ -110,14 +112,17 @@ inputs_key() {
 	} | sha1sum | cut -c1-16
 }
 key=$(inputs_key)
-mkdir -p "$out/passed"
+record="$top/docs/kernels-tested.txt"
+[ -f "$record" ] || printf '%s\n' "# make check-kernels passes: KVER inputs-key commit date suite-line" > "$record"
+recorded_key() { awk -v k="$1" '$1 == k { print $2 }' "$record" | tail -n1; }
+unrecord() { local t; t=$(mktemp); awk -v k="$1" '$1 != k' "$record" > "$t" && cat "$t" > "$record"; rm -f "$t"; }
 summary="$out/summary.txt"
 {
 	echo "# make check-kernels, $(date -u +%FT%TZ), $(git -C "$top" rev-parse --short HEAD), inputs $key"
 } > "$summary"
 bad=0
 for k in "${sel[@]}"; do
-	if [ $resume = yes ] && [ "$(cat "$out/passed/$k" 2>/dev/null)" = "$key" ]; then
+	if [ $resume = yes ] && [ "$(recorded_key "$k")" = "$key" ]; then
 		echo "$k: PASS (earlier run, same inputs $key)" | tee -a "$summary"; continue
 	fi
 	t0=$(date +%s)
@@ -129,14 +134,15 @@ for k in "${sel[@]}"; do
 	"$top/tests/vm/run" --kernel "$k" --timeout "${CHECK_KERNELS_TIMEOUT:-1800}" -- suite >> "$out/$k.log" 2>&1
 	rc=$?
 	line=$(grep -a '^suite:' "$out/$k.log" | tail -n1)
-	rm -f "$out/passed/$k"
+	unrecord "$k"
 	if [ $rc -ne 0 ]; then
 		r="FAIL (rc=$rc)"; bad=1
 	elif [ "$(inputs_key)" != "$key" ]; then
 		# the tree changed while this kernel ran: what it tested is unknown
 		r="PASS (not recorded: the inputs changed during the run)"
 	else
-		r=PASS; echo "$key" > "$out/passed/$k"
+		r=PASS
+		echo "$k $key $(git -C "$top" rev-parse --short HEAD) $(date -u +%F) ${line:-}" >> "$record"
 	fi
 	echo "$k: $r ${line:-no suite line} [$(( $(date +%s) - t0 )) s]" | tee -a "$summary"
 done
