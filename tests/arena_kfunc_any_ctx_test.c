@@ -226,8 +226,8 @@ TEST_F(any, upstream_big_alloc3)
  * More pages in one call than the pool holds: a tracing program that runs
  * with interrupts disabled (tp_btf/sched_switch, under the runqueue lock)
  * gets NULL (the pool only); one with interrupts enabled (fentry from
- * test_run) and a TC program (GFP_NOWAIT) get the pages from the page
- * allocator.
+ * test_run; not on PREEMPT_RT, where tracing programs are pool-only) and a
+ * TC program (GFP_NOWAIT) get the pages from the page allocator.
  */
 TEST_F(any, pool_only_where_interrupts_are_disabled)
 {
@@ -252,11 +252,22 @@ TEST_F(any, pool_only_where_interrupts_are_disabled)
 	run_n(_metadata, self->obj, "fentry_round", 1);
 	st = get_stats(_metadata, self->obj);
 	EXPECT_EQ(2, st.runs);
-	EXPECT_EQ(1, st.allocs) TH_LOG("fentry (interrupts enabled) got no %u pages", n);
+	if (kernel_is_preempt_rt()) {
+		/*
+		 * Tracing programs take the pool only on PREEMPT_RT; whether
+		 * it has grown to n pages by now is the work item's timing.
+		 */
+		ksft_print_msg("PREEMPT_RT: fentry is pool-only, got %s (not checked)\n",
+			       st.allocs ? "the pages" : "NULL");
+		EXPECT_GE(1, st.allocs);
+	} else {
+		EXPECT_EQ(1, st.allocs) TH_LOG("fentry (interrupts enabled) got no %u pages", n);
+	}
+	i = st.allocs;
 	run_n(_metadata, self->obj, "tc_round", 1);
 	st = get_stats(_metadata, self->obj);
 	EXPECT_EQ(3, st.runs);
-	EXPECT_EQ(2, st.allocs);
+	EXPECT_EQ(i + 1, st.allocs) TH_LOG("tc (GFP_NOWAIT) got no %u pages", n);
 	EXPECT_EQ(0, st.bad_data);
 }
 
@@ -476,6 +487,23 @@ static void *storm_thread(void *arg)
 }
 
 /*
+ * Runs of the program the stock trampoline skipped as recursion
+ * (bpf_prog_info.recursion_misses): on PREEMPT_RT a thread inside the
+ * program can be preempted by the other thread on the same CPU, whose
+ * entry then finds the per-CPU active count taken (6.1's and upstream's
+ * __bpf_prog_enter()); elsewhere 0 here.
+ */
+static __u64 prog_misses(struct __test_metadata *_metadata, int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	EXPECT_EQ(0, bpf_obj_get_info_by_fd(fd, &info, &len));
+	return info.recursion_misses;
+}
+
+/*
  * STORM_THREADS threads test-run program name runs times each on the loaded
  * object; every run allocates STORM_CALLS single pages, writes and frees
  * each.  Prints the failure count of this round (label); returns the
@@ -489,10 +517,12 @@ static struct any_stats storm_round(struct __test_metadata *_metadata, FIXTURE_D
 	pthread_t t[STORM_THREADS];
 	struct any_stats before, st;
 	struct timespec a, b;
+	__u64 misses;
 	unsigned int i;
 	double secs;
 
 	before = get_stats(_metadata, self->obj);
+	misses = prog_misses(_metadata, kf_prog_fd(self->obj, name));
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < STORM_THREADS; i++) {
 		s[i].fd = kf_prog_fd(self->obj, name);
@@ -512,7 +542,14 @@ static struct any_stats storm_round(struct __test_metadata *_metadata, FIXTURE_D
 	st.allocs -= before.allocs;
 	st.fails -= before.fails;
 	st.bad_data -= before.bad_data;
-	EXPECT_EQ((__u64)STORM_THREADS * runs * STORM_CALLS, st.runs);
+	misses = prog_misses(_metadata, kf_prog_fd(self->obj, name)) - misses;
+	if (misses)
+		ksft_print_msg("storm %s: %llu runs skipped by the trampoline as recursion%s\n",
+			       name, (unsigned long long)misses,
+			       kernel_is_preempt_rt() ? " (PREEMPT_RT)" : "");
+	/* Every run that entered the program made STORM_CALLS calls. */
+	EXPECT_EQ((__u64)STORM_THREADS * runs * STORM_CALLS, st.runs + misses * STORM_CALLS);
+	EXPECT_LT(0, st.runs);
 	EXPECT_EQ(st.runs, st.allocs + st.fails);
 	EXPECT_EQ(0, st.bad_data);
 	ksft_print_msg("storm %s (%s)%s: %llu allocations, %llu failed (%.2f%%), %.0f allocs/s, pool %u pages (max %u)\n",
@@ -610,9 +647,14 @@ TEST_F_TIMEOUT(any, storm_fentry_without_frees, 600)
 	set_u32(_metadata, self->obj, "keep", 1);
 	first = storm_round(_metadata, self, variant->build, "fentry_round", STORM_RUNS / 10,
 			    ", nothing freed, burst 1");
-	EXPECT_GE(1 + first.runs / 1000, first.fails);
 	second = storm_round(_metadata, self, variant->build, "fentry_round", STORM_RUNS / 10,
 			     ", nothing freed, burst 2");
+	if (kernel_is_preempt_rt()) {
+		/* The accounting and data were checked by storm_round(). */
+		ksft_print_msg("PREEMPT_RT: the failure bound is not checked: non-sleepable allocations never call the page allocator there (pool only), the fallback this test measures\n");
+		return;
+	}
+	EXPECT_GE(1 + first.runs / 1000, first.fails);
 	EXPECT_GE(1 + second.runs / 1000, second.fails);
 }
 

@@ -72,6 +72,18 @@ static inline bool kernel_has_native_arena(void)
 	return maj > 6 || (maj == 6 && min >= 9);
 }
 
+/*
+ * True on a PREEMPT_RT kernel (Debian's -rt-amd64 flavour): kernel code is
+ * preemptible inside BPF programs, and the module's non-sleepable
+ * allocations use the pool only.
+ */
+static inline bool kernel_is_preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT") != NULL;
+}
+
 /* The whole kernel log, NUL-terminated, malloc'd (caller frees); NULL on error. */
 static inline char *kernel_log(void)
 {

@@ -150,9 +150,11 @@ static __always_inline int reserve_semantics(bool sleepable)
 	/*
 	 * Sleepable: the page is free again; leave it reserved for the
 	 * user-space checks after the run.  Non-sleepable: a freed page stays
-	 * used until the deferred unmapping has run (as upstream).
+	 * used until the deferred unmapping has run (as upstream), which the
+	 * work item may already have done on the other CPU (seen on the
+	 * debug and PREEMPT_RT kernels): -EBUSY before, 0 after.
 	 */
-	if (ret != (sleepable ? 0 : -EBUSY))
+	if (sleepable ? ret != 0 : ret != 0 && ret != -EBUSY)
 		return 11;
 	return 0;
 }
