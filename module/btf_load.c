@@ -90,8 +90,8 @@ static const char *blob_str(const struct btf_blob *b, u32 off)
 	return off < b->hdr->str_len ? b->strs + off : NULL;
 }
 
-/* Indexes the types; false if the blob is not one we can safely edit. */
-static bool blob_parse(struct btf_blob *b)
+/* Indexes the types: 0, -EINVAL if the blob is not one we can safely edit, or -ENOMEM. */
+static int blob_parse(struct btf_blob *b)
 {
 	const struct btf_header *h = b->data;
 	u32 pos, n = 1;
@@ -101,30 +101,30 @@ static bool blob_parse(struct btf_blob *b)
 	    (u64)h->type_off + h->type_len > b->size - h->hdr_len ||
 	    (u64)h->str_off + h->str_len > b->size - h->hdr_len ||
 	    !h->str_len || (h->type_off | h->type_len) & 3)
-		return false;
+		return -EINVAL;
 	b->hdr = h;
 	b->types = b->data + h->hdr_len + h->type_off;
 	b->strs = b->data + h->hdr_len + h->str_off;
 	if (b->strs[h->str_len - 1])
-		return false;
+		return -EINVAL;
 	/* Every type takes at least 12 bytes: size the index from that. */
 	b->off = kvcalloc(h->type_len / sizeof(struct btf_type) + 1, sizeof(u32), GFP_KERNEL);
 	if (!b->off)
-		return false;
+		return -ENOMEM;
 	for (pos = 0; pos < h->type_len; n++) {
 		const struct btf_type *t = b->types + pos;
 		u32 len;
 
 		if (h->type_len - pos < sizeof(*t))
-			return false;
+			return -EINVAL;
 		len = btf_type_len(t);
 		if (!len || len > h->type_len - pos)
-			return false;
+			return -EINVAL;
 		b->off[n] = pos;
 		pos += len;
 	}
 	b->nr = n;
-	return true;
+	return 0;
 }
 
 static bool has_arg_arena_tag(const struct btf_blob *b)
@@ -182,8 +182,8 @@ struct tagged_func {
 };
 
 /*
- * The retyped blob, or NULL when there is nothing to do (or it cannot be
- * edited: the kernel then judges the original).
+ * The retyped blob, NULL when there is nothing to do (or it cannot be
+ * edited: the kernel then judges the original), or ERR_PTR(-ENOMEM).
  */
 static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 {
@@ -197,8 +197,10 @@ static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 
 	funcs = kvcalloc(b->nr, sizeof(*funcs), GFP_KERNEL);
 	slot = kvcalloc(b->nr, sizeof(*slot), GFP_KERNEL);
-	if (!funcs || !slot)
+	if (!funcs || !slot) {
+		out = ERR_PTR(-ENOMEM);
 		goto out;
+	}
 	for (id = 1; id < b->nr; id++) {
 		u32 func = tagged_func(b, blob_type(b, id), &arg), len;
 
@@ -229,8 +231,10 @@ static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 	}
 	*new_size = sizeof(*nh) + h->type_len + added + h->str_len;
 	out = kvzalloc(*new_size, GFP_KERNEL);
-	if (!out)
+	if (!out) {
+		out = ERR_PTR(-ENOMEM);
 		goto out;
+	}
 	nh = out;
 	*nh = *h;
 	nh->hdr_len = sizeof(*nh);
@@ -279,27 +283,42 @@ long arena_btf_load(const struct pt_regs *regs, long (*orig)(const struct pt_reg
 	u32 new_size;
 	long ret;
 
-	if (size > PAGE_SIZE || (size > sizeof(attr) &&
-				 check_zeroed_user((void __user *)uattr + sizeof(attr),
-						   size - sizeof(attr)) <= 0))
+	/*
+	 * Malformed attrs are the kernel's to reject.  A read of user memory
+	 * that faults or an allocation that fails is this call's answer
+	 * (EFAULT, ENOMEM, as the stock path gives them), never a pass to the
+	 * stock path: that would load an "arg:arena" BTF unedited, and the
+	 * program using it would be refused later for an unrelated reason.
+	 */
+	if (size > PAGE_SIZE)
 		return orig(regs);
+	if (size > sizeof(attr)) {
+		ret = check_zeroed_user((void __user *)uattr + sizeof(attr), size - sizeof(attr));
+		if (ret <= 0)
+			return ret ? ret : orig(regs);
+	}
 	memset(&attr, 0, sizeof(attr));
-	if (copy_from_user(&attr, uattr, min_t(size_t, size, sizeof(attr))) ||
-	    attr.btf_size < sizeof(struct btf_header) || attr.btf_size > BTF_SIZE_MAX)
+	if (copy_from_user(&attr, uattr, min_t(size_t, size, sizeof(attr))))
+		return -EFAULT;
+	if (attr.btf_size < sizeof(struct btf_header) || attr.btf_size > BTF_SIZE_MAX)
 		return orig(regs);
 	/* Permissions before work: no copy or parse for a caller 6.1 refuses. */
 	if (stock_btf_load_check(&attr, min_t(size_t, size, sizeof(attr))))
 		return orig(regs);
 	b.size = attr.btf_size;
-	b.data = kvmalloc(b.size, GFP_KERNEL);
+	b.data = kvmalloc(b.size, GFP_KERNEL | __GFP_NOWARN);
 	if (!b.data)
-		return orig(regs);
+		return -ENOMEM;
 	retyped = NULL;
-	if (!copy_from_user(b.data, u64_to_user_ptr(attr.btf), b.size) && blob_parse(&b) &&
-	    has_arg_arena_tag(&b))
+	ret = copy_from_user(b.data, u64_to_user_ptr(attr.btf), b.size) ? -EFAULT : blob_parse(&b);
+	if (!ret && has_arg_arena_tag(&b))
 		retyped = retype_arg_arena(&b, &new_size);
 	kvfree(b.off);
 	kvfree(b.data);
+	if (ret == -EFAULT || ret == -ENOMEM)
+		return ret;
+	if (IS_ERR(retyped))
+		return PTR_ERR(retyped);
 	if (!retyped)
 		return orig(regs);
 	attr.btf = (u64)(unsigned long)retyped;

@@ -872,28 +872,49 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 	struct prog_load *pl;
 	long ret;
 
-	/* Malformed attrs are the kernel's to reject. */
-	if (size > PAGE_SIZE || (size > sizeof(pl->attr) &&
-				 check_zeroed_user((void __user *)uattr + sizeof(pl->attr),
-						   size - sizeof(pl->attr)) <= 0))
+	/*
+	 * Malformed attrs are the kernel's to reject (E2BIG).  From here on,
+	 * a read of user memory that faults or an allocation that fails is
+	 * this call's answer (EFAULT, ENOMEM), as the stock path gives it:
+	 * never a pass to the stock path, which would read the buffers again
+	 * and, if that read works, load an arena program unlowered - refused
+	 * with an unrelated message ("Sleepable programs can only use array,
+	 * hash, and ringbuf maps": fault injection in make stress-faults).
+	 */
+	if (size > PAGE_SIZE)
 		return orig(regs);
+	if (size > sizeof(pl->attr)) {
+		ret = check_zeroed_user((void __user *)uattr + sizeof(pl->attr),
+					size - sizeof(pl->attr));
+		if (ret <= 0)
+			return ret ? ret : orig(regs);
+	}
 	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
 	if (!pl)
 		return -ENOMEM;
+	ret = -EFAULT;
 	if (copy_from_user(&pl->attr, uattr, min_t(size_t, size, sizeof(pl->attr))))
-		goto pass;
+		goto out;
 	/* Permissions before work: nothing is copied for a caller 6.1 refuses. */
 	if (stock_prog_load_check(&pl->attr, min_t(size_t, size, sizeof(pl->attr))))
 		goto pass;
 	if (!may_use_arena(&pl->attr))
 		goto pass;
-	pl->len = pl->attr.insn_cnt;
+	pl->len = pl->attr.insn_cnt;	/* bounded by stock_prog_load_check() */
 	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);
-	if (!pl->insns ||
-	    copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns), pl->len * sizeof(*pl->insns)))
-		goto pass;
-	if (copy_fd_array(pl))
-		goto pass;
+	ret = -ENOMEM;
+	if (!pl->insns)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns), pl->len * sizeof(*pl->insns)))
+		goto out;
+	/*
+	 * EFAULT too: the copy spans index 0 to the highest index the program
+	 * names, the entries the stock path would read and those between them.
+	 */
+	ret = copy_fd_array(pl);
+	if (ret)
+		goto out;
 	/* First look, in the shared table: is there an arena at all? */
 	ret = find_arena(pl);
 	if (!ret && !pl->arena && !pl->kfuncs) {

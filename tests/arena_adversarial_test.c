@@ -933,7 +933,7 @@ TEST(module_unload_refused_while_programs_live)
 {
 	struct arena a;
 	char buf[32];
-	int fd, err, i;
+	int fd, err;
 
 	if (native())
 		SKIP(return, "6.12 has in-tree arena: no module");
@@ -965,13 +965,8 @@ TEST(module_unload_refused_while_programs_live)
 		close(fd);
 	}
 	/* Program and arena are freed through RCU and work queues: wait for them. */
-	for (i = 0; i < 200; i++) {
-		err = kmod_unload();
-		if (err != -EAGAIN && err != -EBUSY)
-			break;
-		usleep(50000);
-	}
-	EXPECT_EQ(0, err) TH_LOG("unload after free: %d (after %d tries)", err, i);
+	err = kmod_unload_when_idle(10000);
+	EXPECT_EQ(0, err) TH_LOG("unload after free: %d (after 10 s)", err);
 	EXPECT_FALSE(kmod_is_loaded());
 	/* Reload for the tests that follow, and check it works. */
 	if (!kmod_is_loaded())

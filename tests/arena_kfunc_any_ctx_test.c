@@ -690,8 +690,7 @@ TEST_F_TIMEOUT(any, storm_fentry_sustained, 900)
 TEST_F_TIMEOUT(any, unload_with_pending_deferred_work, 120)
 {
 	const char *only[] = { "tc_round", NULL };
-	unsigned int i;
-	int err = -EBUSY;
+	int err;
 
 	NEED_ANY_CTX();
 	if (!kmod_is_loaded())
@@ -703,11 +702,7 @@ TEST_F_TIMEOUT(any, unload_with_pending_deferred_work, 120)
 	bpf_arena_object_close(self->obj);
 	self->obj = NULL;
 	/* In use (EAGAIN with O_NONBLOCK, or EBUSY) until the arena is gone. */
-	for (i = 0; i < 500 && (err == -EBUSY || err == -EAGAIN); i++) {
-		err = kmod_unload();
-		if (err == -EBUSY || err == -EAGAIN)
-			usleep(10000);
-	}
+	err = kmod_unload_when_idle(5000);
 	EXPECT_EQ(0, err) TH_LOG("unload: %s", strerror(-err));
 	EXPECT_FALSE(kmod_is_loaded());
 	ASSERT_EQ(0, kmod_load());

@@ -41,6 +41,24 @@ static inline int kmod_unload(void)
 	return syscall(SYS_delete_module, BPF_ARENA_MODNAME, O_NONBLOCK) ? -errno : 0;
 }
 
+/*
+ * Unloads the module once the maps and programs freed just before are gone:
+ * the stock kernel frees them through RCU and work queues, and until then
+ * the module is in use (EAGAIN with O_NONBLOCK, or EBUSY).  Tries for up to
+ * ms milliseconds; 0 or the last -errno.
+ */
+static inline int kmod_unload_when_idle(int ms)
+{
+	int err, waited;
+
+	for (waited = 0;; waited += 20) {
+		err = kmod_unload();
+		if ((err != -EAGAIN && err != -EBUSY) || waited >= ms)
+			return err;
+		usleep(20000);
+	}
+}
+
 static inline bool kmod_is_loaded(void)
 {
 	return access("/sys/module/" BPF_ARENA_MODNAME, F_OK) == 0;
@@ -62,6 +80,19 @@ static inline bool read_line(const char *path, char *buf, size_t len)
 }
 
 /* True on kernels with in-tree BPF arena (6.9+), where the module is an inactive stub. */
+/* Writes s to a sysfs/proc/debugfs file in one write(); false on error. */
+static inline bool write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok;
+}
+
 static inline bool kernel_has_native_arena(void)
 {
 	struct utsname u;

@@ -1018,13 +1018,18 @@ static void *reopen_main(void *arg)
 }
 
 /*
- * What an injected allocation failure may make of a load: ENOMEM, or 6.1's
+ * What an injected allocation failure may make of a load: ENOMEM; 6.1's
  * ENOTSUPP (524) when the JIT's allocation failed (JIT always on, no
- * interpreter to fall back to).
+ * interpreter to fall back to); EFAULT when a page of the caller's buffers
+ * (the license string in .rodata, which drop_caches evicts) had to be read
+ * in again and that allocation failed - the stock copy_from_user() answer.
+ * Never EINVAL: that was the module passing a load it failed to copy on to
+ * the stock path, which then verified the arena program unlowered
+ * (arena_fail_nth_test).
  */
 static bool injected_load_errno(int r)
 {
-	return r >= 0 || r == -ENOMEM || r == -524;
+	return r >= 0 || r == -ENOMEM || r == -524 || r == -EFAULT;
 }
 
 /*
@@ -1036,6 +1041,7 @@ static bool injected_load_errno(int r)
  */
 static void *prog_main(void *arg)
 {
+	static char log_a[65536], log_f[65536];	/* one prog thread */
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	unsigned long round = 0;
 
@@ -1049,14 +1055,17 @@ static void *prog_main(void *arg)
 		long r;
 
 		fi_hold = faults && !inject;
-		pa = load_kfunc_prog(map_fd, true, true, NULL, 0);
-		pf = load_kfunc_prog(map_fd, false, true, NULL, 0);
+		pa = load_kfunc_prog(map_fd, true, true, log_a, sizeof(log_a));
+		pf = load_kfunc_prog(map_fd, false, true, log_f, sizeof(log_f));
 		fi_hold = false;
 		if (pa < 0 || pf < 0) {
-			if (!inject)
-				fail("prog load: %d %d", pa, pf);
-			else if (!injected_load_errno(pa) || !injected_load_errno(pf))
-				fail("prog load under injection: %d %d", pa, pf);
+			/* The logs' last lines name the cause. */
+			size_t la = strlen(log_a), lf = strlen(log_f);
+
+			if (!inject || !injected_load_errno(pa) || !injected_load_errno(pf))
+				fail("prog load%s: %d %d\nalloc log: %s\nfree log: %s",
+				     inject ? " under injection" : "", pa, pf,
+				     log_a + (la > 600 ? la - 600 : 0), log_f + (lf > 600 ? lf - 600 : 0));
 			atomic_fetch_add(&count[C_PROG_REFUSED], 1);
 			goto next;
 		}
