@@ -90,7 +90,13 @@ static const char *blob_str(const struct btf_blob *b, u32 off)
 	return off < b->hdr->str_len ? b->strs + off : NULL;
 }
 
-/* Indexes the types: 0, -EINVAL if the blob is not one we can safely edit, or -ENOMEM. */
+static bool has_arg_arena_tag(const struct btf_blob *b);
+
+/*
+ * Indexes the types of a blob that names "arg:arena": 0; -EINVAL if the
+ * blob is not one we can safely edit or has nothing to edit (no allocation
+ * for those: the kernel judges them as they came); or -ENOMEM.
+ */
 static int blob_parse(struct btf_blob *b)
 {
 	const struct btf_header *h = b->data;
@@ -105,10 +111,11 @@ static int blob_parse(struct btf_blob *b)
 	b->hdr = h;
 	b->types = b->data + h->hdr_len + h->type_off;
 	b->strs = b->data + h->hdr_len + h->str_off;
-	if (b->strs[h->str_len - 1])
+	if (b->strs[h->str_len - 1] || !has_arg_arena_tag(b))
 		return -EINVAL;
 	/* Every type takes at least 12 bytes: size the index from that. */
-	b->off = kvcalloc(h->type_len / sizeof(struct btf_type) + 1, sizeof(u32), GFP_KERNEL);
+	b->off = kvcalloc(h->type_len / sizeof(struct btf_type) + 1, sizeof(u32),
+			  GFP_KERNEL | __GFP_NOWARN);
 	if (!b->off)
 		return -ENOMEM;
 	for (pos = 0; pos < h->type_len; n++) {
@@ -195,8 +202,8 @@ static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 	void *out = NULL, *types, *end;
 	u32 *slot;	/* FUNC id -> its index in funcs + 1: no quadratic search */
 
-	funcs = kvcalloc(b->nr, sizeof(*funcs), GFP_KERNEL);
-	slot = kvcalloc(b->nr, sizeof(*slot), GFP_KERNEL);
+	funcs = kvcalloc(b->nr, sizeof(*funcs), GFP_KERNEL | __GFP_NOWARN);
+	slot = kvcalloc(b->nr, sizeof(*slot), GFP_KERNEL | __GFP_NOWARN);
 	if (!funcs || !slot) {
 		out = ERR_PTR(-ENOMEM);
 		goto out;
@@ -230,7 +237,7 @@ static void *retype_arg_arena(struct btf_blob *b, u32 *new_size)
 		added += sizeof(struct btf_type) + sizeof(u32);
 	}
 	*new_size = sizeof(*nh) + h->type_len + added + h->str_len;
-	out = kvzalloc(*new_size, GFP_KERNEL);
+	out = kvzalloc(*new_size, GFP_KERNEL | __GFP_NOWARN);
 	if (!out) {
 		out = ERR_PTR(-ENOMEM);
 		goto out;
@@ -311,7 +318,7 @@ long arena_btf_load(const struct pt_regs *regs, long (*orig)(const struct pt_reg
 		return -ENOMEM;
 	retyped = NULL;
 	ret = copy_from_user(b.data, u64_to_user_ptr(attr.btf), b.size) ? -EFAULT : blob_parse(&b);
-	if (!ret && has_arg_arena_tag(&b))
+	if (!ret)
 		retyped = retype_arg_arena(&b, &new_size);
 	kvfree(b.off);
 	kvfree(b.data);

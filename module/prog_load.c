@@ -369,40 +369,57 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit, bool one_to
 	return 0;
 }
 
+/* The fd_array index insn names (an entry 6.1 reads), or -1. */
+static s64 named_fd_index(const struct bpf_insn *insn)
+{
+	if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0 &&
+	    insn->imm < FD_ARRAY_MAX)
+		return insn->imm;
+	if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
+	    insn->off > 0)
+		return insn->off;
+	return -1;
+}
+
 /*
  * The kernel copy of fd_array, read once before anything looks at it: it
- * covers exactly the entries the program can name (ld_imm64 MAP_IDX indexes
- * and kfunc BTF slots), which is what 6.1 will read from it.  Indexes that
+ * covers the entries the program can name (ld_imm64 MAP_IDX indexes and
+ * kfunc BTF slots), which is what 6.1 will read from it.  Indexes that
  * cannot be covered (negative, or FD_ARRAY_MAX and above) are left out here
  * and refused for arena programs (check_fd_indexes()); 6.1 would read them
- * out of the copy's bounds.
+ * out of the copy's bounds.  Like 6.1, only named entries are read: none
+ * named, nothing is read; an unreadable entry between two named ones is no
+ * fault (it is -1 in the copy, and nothing reads it).
  */
 static int copy_fd_array(struct prog_load *pl)
 {
+	const u32 __user *ufds = u64_to_user_ptr(pl->attr.fd_array);
 	u32 i, n = 0;
+	s64 idx;
 
-	if (!pl->attr.fd_array)
+	if (!ufds)
 		return 0;
 	for (i = 0; i < pl->len; i++) {
-		const struct bpf_insn *insn = &pl->insns[i];
-
-		if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0 &&
-		    insn->imm < FD_ARRAY_MAX)
-			n = max_t(u32, n, insn->imm + 1);
-		if (insn->code == (BPF_JMP | BPF_CALL) &&
-		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL && insn->off > 0)
-			n = max_t(u32, n, insn->off + 1);
+		idx = named_fd_index(&pl->insns[i]);
+		if (idx >= 0)
+			n = max_t(u32, n, idx + 1);
 	}
 	if (!n)
-		n = 1;
-	pl->fds = kvcalloc(n, sizeof(u32), GFP_KERNEL);
+		return 0;
+	pl->fds = kvmalloc_array(n, sizeof(u32), GFP_KERNEL | __GFP_NOWARN);
 	if (!pl->fds)
 		return -ENOMEM;
-	/* Entries past the user's array are read as the kernel would: EFAULT. */
-	if (copy_from_user(pl->fds, u64_to_user_ptr(pl->attr.fd_array), n * sizeof(u32))) {
-		kvfree(pl->fds);
-		pl->fds = NULL;
-		return -EFAULT;
+	if (copy_from_user(pl->fds, ufds, n * sizeof(u32))) {
+		memset(pl->fds, 0xff, n * sizeof(u32));
+		for (i = 0; i < pl->len; i++) {
+			idx = named_fd_index(&pl->insns[i]);
+			/* A named entry 6.1 could not read either: its EFAULT. */
+			if (idx >= 0 && get_user(pl->fds[idx], ufds + idx)) {
+				kvfree(pl->fds);
+				pl->fds = NULL;
+				return -EFAULT;
+			}
+		}
 	}
 	pl->fd_cnt = n;
 	return 0;
@@ -881,7 +898,7 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 	 * with an unrelated message ("Sleepable programs can only use array,
 	 * hash, and ringbuf maps": fault injection in make stress-faults).
 	 */
-	if (size > PAGE_SIZE)
+	if (size > PAGE_SIZE || stock_sys_bpf_refuses_unread(BPF_PROG_LOAD))
 		return orig(regs);
 	if (size > sizeof(pl->attr)) {
 		ret = check_zeroed_user((void __user *)uattr + sizeof(pl->attr),
@@ -901,17 +918,20 @@ long arena_prog_load(const struct pt_regs *regs, long (*orig)(const struct pt_re
 	if (!may_use_arena(&pl->attr))
 		goto pass;
 	pl->len = pl->attr.insn_cnt;	/* bounded by stock_prog_load_check() */
-	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL);
+	pl->insns = kvmalloc_array(pl->len, sizeof(*pl->insns), GFP_KERNEL | __GFP_NOWARN);
 	ret = -ENOMEM;
 	if (!pl->insns)
 		goto out;
 	ret = -EFAULT;
-	if (copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns), pl->len * sizeof(*pl->insns)))
+	if (copy_from_user(pl->insns, u64_to_user_ptr(pl->attr.insns),
+			   pl->len * sizeof(*pl->insns)))
 		goto out;
 	/*
-	 * EFAULT too: the copy spans index 0 to the highest index the program
-	 * names, the entries the stock path would read and those between them.
+	 * bpf_check() refuses bad log attrs before it reads fd_array; then
+	 * EFAULT only where 6.1 reads: an entry the program names.
 	 */
+	if (!stock_log_attr_ok(pl->attr.log_level, pl->attr.log_buf, pl->attr.log_size))
+		goto pass;
 	ret = copy_fd_array(pl);
 	if (ret)
 		goto out;

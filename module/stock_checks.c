@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bpf.h>
+#include <linux/bpf_verifier.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 
@@ -90,6 +91,28 @@ static int stock_sys_bpf_check(int cmd, union bpf_attr *attr, unsigned int size)
 	return ksyms.security_bpf(cmd, attr, size);
 }
 
+/* __sys_bpf(): what it refuses before it reads the attr. */
+bool stock_sys_bpf_refuses_unread(int cmd)
+{
+	return (cmd == BPF_MAP_CREATE || cmd == BPF_PROG_LOAD) && !bpf_cap() &&
+	       READ_ONCE(*ksyms.sysctl_unprivileged_bpf_disabled);
+}
+
+/* 6.1 CHECK_ATTR(): the bytes after the command's last field are zero. */
+static bool attr_tail_zero(const union bpf_attr *attr, size_t end)
+{
+	return !memchr_inv((const void *)attr + end, 0, sizeof(*attr) - end);
+}
+
+/* 6.1 bpf_verifier_log_attr_valid() (kernel/bpf/log.c), for the attrs that name a log. */
+bool stock_log_attr_ok(u32 level, u64 buf, u32 size)
+{
+	if (!level && !buf && !size)
+		return true;
+	return size >= 128 && size <= UINT_MAX >> 2 && level && buf &&
+	       !(level & ~(BPF_LOG_LEVEL | BPF_LOG_STATS));
+}
+
 int stock_prog_load_check(union bpf_attr *attr, unsigned int size)
 {
 	enum bpf_prog_type type = attr->prog_type;
@@ -97,6 +120,13 @@ int stock_prog_load_check(union bpf_attr *attr, unsigned int size)
 
 	if (err)
 		return err;
+	/* bpf_prog_load(): CHECK_ATTR, prog_flags, before anything is read. */
+	if (!attr_tail_zero(attr, offsetofend(union bpf_attr, core_relo_rec_size)))
+		return -EINVAL;
+	if (attr->prog_flags & ~(BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT |
+				 BPF_F_TEST_STATE_FREQ | BPF_F_SLEEPABLE |
+				 BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS))
+		return -EINVAL;
 	if (attr->insn_cnt == 0 ||
 	    attr->insn_cnt > (bpf_cap() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS))
 		return -E2BIG;
@@ -116,5 +146,12 @@ int stock_btf_load_check(union bpf_attr *attr, unsigned int size)
 
 	if (err)
 		return err;
-	return bpf_cap() ? 0 : -EPERM;
+	if (!attr_tail_zero(attr, offsetofend(union bpf_attr, btf_log_level)))
+		return -EINVAL;
+	if (!bpf_cap())
+		return -EPERM;
+	/* btf_parse(): the log attrs before the blob is copied. */
+	if (!stock_log_attr_ok(attr->btf_log_level, attr->btf_log_buf, attr->btf_log_size))
+		return -EINVAL;
+	return 0;
 }

@@ -17,5 +17,9 @@
 int stock_prog_load_check(union bpf_attr *attr, unsigned int size);
 /* Likewise for BPF_BTF_LOAD and its BTF blob. */
 int stock_btf_load_check(union bpf_attr *attr, unsigned int size);
+/* True if __sys_bpf() refuses cmd (EPERM) before it reads the attr. */
+bool stock_sys_bpf_refuses_unread(int cmd);
+/* bpf_verifier_log_attr_valid() of 6.1 on a command's log attrs. */
+bool stock_log_attr_ok(u32 level, u64 buf, u32 size);
 
 #endif /* BPF_ARENA_STOCK_CHECKS_H */

@@ -29,12 +29,22 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 						  unsigned long len, unsigned long pgoff,
 						  unsigned long flags);
 
+/*
+ * bpf(int cmd, ...): 6.1 takes the command from the low 32 bits of rdi
+ * (SYSCALL_DEFINE3's int), so the hook must too: bpf(5 | 1 << 32) is a
+ * BPF_PROG_LOAD (attack review 7).
+ */
+static int notrace sys_bpf_cmd(const struct pt_regs *regs)
+{
+	return (int)regs->di;
+}
+
 static bool notrace sys_bpf_filter(const struct pt_regs *regs)
 {
-	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
+	int cmd = sys_bpf_cmd((const struct pt_regs *)regs->di);
 
-	return uregs->di == BPF_MAP_CREATE || uregs->di == BPF_MAP_FREEZE ||
-	       uregs->di == BPF_PROG_LOAD || uregs->di == BPF_BTF_LOAD;
+	return cmd == BPF_MAP_CREATE || cmd == BPF_MAP_FREEZE ||
+	       cmd == BPF_PROG_LOAD || cmd == BPF_BTF_LOAD;
 }
 
 static bool notrace get_unmapped_area_filter(const struct pt_regs *regs)
@@ -150,17 +160,19 @@ static long arena_sys_bpf(const struct pt_regs *regs)
 	unsigned int size = regs->dx;
 	u32 map_type;
 	long ret;
+	int cmd;
 
 	hook_enter();
-	if (regs->di == BPF_MAP_CREATE && size >= sizeof(map_type) &&
+	cmd = sys_bpf_cmd(regs);
+	if (cmd == BPF_MAP_CREATE && size >= sizeof(map_type) &&
 	    !copy_from_user(&map_type, uattr, sizeof(map_type)) &&
 	    map_type == BPF_ARENA_MAP_TYPE)
 		ret = arena_sys_map_create(uattr, size);
-	else if (regs->di == BPF_MAP_FREEZE && arena_refrozen(uattr, size))
+	else if (cmd == BPF_MAP_FREEZE && arena_refrozen(uattr, size))
 		ret = -EPERM;
-	else if (regs->di == BPF_PROG_LOAD)
+	else if (cmd == BPF_PROG_LOAD)
 		ret = arena_prog_load(regs, orig);
-	else if (regs->di == BPF_BTF_LOAD)
+	else if (cmd == BPF_BTF_LOAD)
 		ret = arena_btf_load(regs, orig);
 	else
 		ret = orig(regs);
