@@ -12,7 +12,8 @@
  *    the JIT, a program that is not JITed or whose raise failed is refused
  *    there, so it never gets an id or an fd.
  *  - search_bpf_extables(): fault fixups of raised accesses (fault_x86.c).
- * Any program outside a load context passes all three untouched.
+ * Any program outside a load context passes all three untouched; with no
+ * load context at all, the first two are not even redirected.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -66,6 +67,20 @@ struct arena_load_ctx *arena_load_ctx_current(void)
 
 static struct bpf_prog *arena_jit_compile(struct bpf_prog *prog);
 static struct bpf_prog *arena_select_runtime(struct bpf_prog *fp, int *err);
+
+/*
+ * The filter of the JIT and select_runtime hooks (issue 15): with no load
+ * context anywhere, no program can be one of ours, and the call goes on
+ * without the redirect and the second trip through ftrace that calling the
+ * original costs.  Lockless, so it may see a context another task is just
+ * adding or removing: then the replacement looks properly (under ctx_lock,
+ * by task).  A task always sees its own context: it added it itself before
+ * its load reached these functions.
+ */
+static bool notrace any_load_ctx(const struct pt_regs *regs)
+{
+	return !list_empty_careful(&ctx_list);
+}
 static const struct exception_table_entry *arena_search_bpf_extables(unsigned long addr);
 
 enum { HOOK_JIT, HOOK_SELECT_RUNTIME, HOOK_EXTABLES, NR_HOOKS };
@@ -74,10 +89,12 @@ static struct arena_hook hooks[NR_HOOKS] = {
 	[HOOK_JIT] = {
 		.name = "bpf_int_jit_compile",
 		.replacement = arena_jit_compile,
+		.filter = any_load_ctx,
 	},
 	[HOOK_SELECT_RUNTIME] = {
 		.name = "bpf_prog_select_runtime",
 		.replacement = arena_select_runtime,
+		.filter = any_load_ctx,
 	},
 	[HOOK_EXTABLES] = {
 		.name = "search_bpf_extables",

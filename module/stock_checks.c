@@ -82,19 +82,31 @@ static bool perfmon_cap(void)
 	return cap(CAP_PERFMON) || cap(CAP_SYS_ADMIN);
 }
 
-/* __sys_bpf(): unprivileged_bpf_disabled, then the LSM. */
-static int stock_sys_bpf_check(int cmd, union bpf_attr *attr, unsigned int size)
+/*
+ * Asked once per bpf() call and handed to the checks below (issue 15: each
+ * question is an LSM round trip, and 6.1 asks it up to three times before
+ * the copy).  The answer cannot change during the call: a task's
+ * credentials change only through its own commit_creds(), which nothing on
+ * this path calls.
+ */
+bool stock_bpf_capable(void)
 {
-	if (!bpf_cap() && READ_ONCE(*ksyms.sysctl_unprivileged_bpf_disabled) &&
+	return bpf_cap();
+}
+
+/* __sys_bpf(): unprivileged_bpf_disabled, then the LSM. */
+static int stock_sys_bpf_check(int cmd, union bpf_attr *attr, unsigned int size, bool bpf)
+{
+	if (!bpf && READ_ONCE(*ksyms.sysctl_unprivileged_bpf_disabled) &&
 	    (cmd == BPF_MAP_CREATE || cmd == BPF_PROG_LOAD))
 		return -EPERM;
 	return ksyms.security_bpf(cmd, attr, size);
 }
 
 /* __sys_bpf(): what it refuses before it reads the attr. */
-bool stock_sys_bpf_refuses_unread(int cmd)
+bool stock_sys_bpf_refuses_unread(int cmd, bool bpf)
 {
-	return (cmd == BPF_MAP_CREATE || cmd == BPF_PROG_LOAD) && !bpf_cap() &&
+	return (cmd == BPF_MAP_CREATE || cmd == BPF_PROG_LOAD) && !bpf &&
 	       READ_ONCE(*ksyms.sysctl_unprivileged_bpf_disabled);
 }
 
@@ -113,10 +125,10 @@ bool stock_log_attr_ok(u32 level, u64 buf, u32 size)
 	       !(level & ~(BPF_LOG_LEVEL | BPF_LOG_STATS));
 }
 
-int stock_prog_load_check(union bpf_attr *attr, unsigned int size)
+int stock_prog_load_check(union bpf_attr *attr, unsigned int size, bool bpf)
 {
 	enum bpf_prog_type type = attr->prog_type;
-	int err = stock_sys_bpf_check(BPF_PROG_LOAD, attr, size);
+	int err = stock_sys_bpf_check(BPF_PROG_LOAD, attr, size, bpf);
 
 	if (err)
 		return err;
@@ -128,10 +140,9 @@ int stock_prog_load_check(union bpf_attr *attr, unsigned int size)
 				 BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS))
 		return -EINVAL;
 	if (attr->insn_cnt == 0 ||
-	    attr->insn_cnt > (bpf_cap() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS))
+	    attr->insn_cnt > (bpf ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS))
 		return -E2BIG;
-	if (type != BPF_PROG_TYPE_SOCKET_FILTER && type != BPF_PROG_TYPE_CGROUP_SKB &&
-	    !bpf_cap())
+	if (type != BPF_PROG_TYPE_SOCKET_FILTER && type != BPF_PROG_TYPE_CGROUP_SKB && !bpf)
 		return -EPERM;
 	if (is_net_admin_prog_type(type) && !cap(CAP_NET_ADMIN) && !cap(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -142,13 +153,14 @@ int stock_prog_load_check(union bpf_attr *attr, unsigned int size)
 
 int stock_btf_load_check(union bpf_attr *attr, unsigned int size)
 {
-	int err = stock_sys_bpf_check(BPF_BTF_LOAD, attr, size);
+	bool bpf = bpf_cap();
+	int err = stock_sys_bpf_check(BPF_BTF_LOAD, attr, size, bpf);
 
 	if (err)
 		return err;
 	if (!attr_tail_zero(attr, offsetofend(union bpf_attr, btf_log_level)))
 		return -EINVAL;
-	if (!bpf_cap())
+	if (!bpf)
 		return -EPERM;
 	/* btf_parse(): the log attrs before the blob is copied. */
 	if (!stock_log_attr_ok(attr->btf_log_level, attr->btf_log_buf, attr->btf_log_size))

@@ -536,6 +536,64 @@ TEST(cast_without_an_arena_is_refused)
 		TH_LOG("%s", vlog);
 }
 
+/*
+ * The module's fast path (module/prog_load.c, may_use_arena()) reads opcode
+ * bytes four at a time and hands a program with none of the four opcodes it
+ * looks for back to the stock path.  Wherever the one arena instruction sits
+ * - each position modulo four, in the four-wide part or the tail - the
+ * program must be seen: a cast gets upstream's refusal (6.1's own verifier
+ * would call it a reserved field), an arena ld_imm64 loads and runs.  The
+ * fillers are `r3 = imm` (skipped four at a time) or `r2 = r1`, the opcode
+ * of a cast with off 0 (each one looked at closely).
+ */
+static unsigned int fill(struct bpf_insn *p, unsigned int n, bool moves)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = moves ? I_MOV64_REG(2, 1) : I_MOV64_IMM(3, i);
+	return n;
+}
+
+TEST_F(prog, arena_instruction_found_at_every_position)
+{
+	struct bpf_insn p[32], ld[] = { I_LD_MAP_FD(1, self->a.fd) };
+	unsigned int lead, trail, n, k;
+	uint64_t ctx[1];
+	bool mv;
+	int fd;
+
+	for (k = 0; k < 2 * 9 * 6; k++) {
+		mv = k / 54;
+		lead = k / 6 % 9;
+		trail = k % 6;
+		n = fill(p, lead, mv);
+		p[n++] = I_MOV64_IMM(1, 0);
+		p[n++] = I_CAST_KERN(1, 1);
+		n += fill(p + n, trail, mv);
+		p[n++] = I_MOV64_IMM(0, 0);
+		p[n++] = I_EXIT();
+		fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
+		EXPECT_EQ(-EINVAL, fd) TH_LOG("cast after %u, before %u, moves %d", lead, trail, mv);
+		EXPECT_NE(NULL, strstr(vlog, "addr_space_cast insn can only be used in a program that has an associated arena"))
+			TH_LOG("cast after %u, before %u, moves %d: %s", lead, trail, mv, vlog);
+		if (fd >= 0)
+			close(fd);
+
+		n = fill(p, lead, mv);
+		p[n++] = ld[0];
+		p[n++] = ld[1];
+		p[n++] = I_MOV64_IMM(1, 0);
+		n += fill(p + n, trail, mv);
+		p[n++] = I_MOV64_IMM(0, 7);
+		p[n++] = I_EXIT();
+		fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
+		ASSERT_LE(0, fd) TH_LOG("map after %u, before %u, moves %d: %s", lead, trail, mv, vlog);
+		EXPECT_EQ(7, run_syscall_prog(fd, ctx, sizeof(ctx)));
+		close(fd);
+	}
+}
+
 TEST_F(prog, rnd_hi32_test_flag_is_refused_by_the_module)
 {
 	struct bpf_insn insns[] = ROUND_TRIP_PROG(self->a.fd);
