@@ -371,10 +371,13 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  * mark inside gets no optimisation.  So whatever the marks, no fact is
  * carried across one.
  *
- * A basic block also ends at every jump, call or exit, at every LD other
- * than ld_imm64, every atomic outside a form and every instruction naming AX
- * (a verifier patch; the raise's own AX uses are in forms).  So an
- * instruction in the block runs only after every earlier one in it, in order.
+ * A basic block also ends at every unconditional jump, call or exit, at
+ * every LD other than ld_imm64, every atomic outside a form and every
+ * instruction naming AX (a verifier patch; the raise's own AX uses are in
+ * forms).  A conditional jump does not end it: the instruction after it is
+ * reached only by falling through (a jump to it marks it as an entry point),
+ * and a jump writes no register.  So an instruction in the block runs only
+ * after every earlier one in it, in order.
  *
  *  1. drop_zext: a form's kept `wS = wS` is replaced by `ja +0` when S is in
  *     zext.  Its only effect, clearing rS's upper half, is already true on
@@ -384,23 +387,39 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     hostile program controls which instructions precede the form but not
  *     the walk: any write to rS that is not one of the zero-extending ones
  *     above, any entry point and any AX use in between forgets the fact.
- *  2. reuse_ax: a LOAD, STX or ST form that starts exactly where the
- *     previous raised LOAD/STX/ST form ended, through the same S (not
- *     written by that form: a LOAD into S forgets ax) emits only its
- *     access; its other slots become `ja +0`, which 6.1's x86 JIT emits as
- *     nothing.  AX is then exactly what a full raise would compute (same
- *     kern_vm_start, same rS), so point 1 holds unchanged.  Nothing can write
- *     AX between the two accesses: they are adjacent in the final program
- *     (no instruction between them for the verifier to have patched in),
- *     `ja +0` and AX-based accesses are never constant-blinded (blinding
- *     runs after the raise, inside bpf_int_jit_compile(), and skips JA and
- *     every instruction naming AX), and the JIT itself writes r10 only for
- *     fetching and/or/xor atomics, which no reusing form is.  Adjacency is
- *     also what the fault fixup needs: the x86 accesses of a chain follow
- *     one `movabs r10, kern_vm_start; add r10, reg` directly, and
- *     module/fault_x86.c decodes forward from it (at most BPFA_AX_CHAIN_MAX
- *     accesses).  Where an ALU instruction sits between two accesses, the
- *     base is materialised again: the fixup could not prove r10's value.
+ *  2. reuse_ax: a LOAD, STX or ST form through the same S as the previous
+ *     raised LOAD/STX/ST form (not written by that form: a LOAD into S
+ *     forgets ax), with nothing between them but instructions of
+ *     keeps_ax() (3. below), at most BPFA_AX_BETWEEN_MAX of them per chain,
+ *     none of which writes S, emits only its access; its other slots become
+ *     `ja +0`, which 6.1's x86 JIT emits as nothing.  AX is then exactly
+ *     what a full raise would compute (same kern_vm_start, same rS), so
+ *     point 1 holds unchanged, provided nothing writes AX in between: the
+ *     forms' `ja +0` and AX-based accesses are never constant-blinded
+ *     (blinding runs after the raise, inside bpf_int_jit_compile(), and
+ *     skips JA and every instruction naming AX), the verifier's patches are
+ *     already in the program the raise sees (anything naming AX ends the
+ *     block), and what 6.1's JIT emits for the instructions of 3. writes no
+ *     r10.  The fault fixup (module/fault_x86.c) recognises a faulting
+ *     access of a chain by decoding forward from its `movabs r10,
+ *     kern_vm_start; add r10, reg` over exactly those x86 forms.
+ *  3. keeps_ax(): what a chain may run through.  In 6.1's do_jit()
+ *     (arch/x86/net/bpf_jit_comp.c) each is one x86 instruction on BPF
+ *     registers only (never r10, BPF_REG_AX, or r11, AUX_REG), or for a
+ *     jump a cmp/test, at most a 4-byte nop of jump padding and a jcc:
+ *     - ALU/ALU64 ADD, SUB, AND, OR, XOR, MOV, off 0, register or (without
+ *       blinding) immediate source: `op r/m, reg`, `op r/m, imm8/32`, the
+ *       rax short forms, `mov r, imm32`, `xor r, r` (emit_mov_imm32());
+ *     - conditional jumps, JMP and JMP32, but JA, CALL, EXIT: `cmp`/`test`
+ *       then `jcc rel8/rel32`; with an immediate only without blinding.
+ *       The fall-through is the only way to the next instruction that is
+ *       not a jump target, and every target ends the block;
+ *     - plain LDX and STX (BPF_MEM; not the PROBE modes, which add code and
+ *       an exception table entry): `mov`/`movzx` with a BPF register base
+ *       and a disp8/disp32, never r10.
+ *     A register write among them updates zext as in any block, and a write
+ *     to S ends the chain.  Calls (which clobber r10), atomics, ld_imm64,
+ *     ST and everything else still end it.
  *
  * A program with a jump into a form is refused before any of this (pass 1).
  * tests/fuzz/lower_fuzz.c checks both optimisations against the plain raise
@@ -410,8 +429,9 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
 struct opt_state {
 	__u32 zext;		/* bit r: rr zero-extended */
 	int ax_base;		/* -1, or S with AX == kern_vm_start + rS */
-	__u32 ax_end;		/* index just after the form that computed AX */
+	__u32 ax_end;		/* index just after the form or keeps_ax() run since AX */
 	__u32 chain;		/* accesses through this AX so far */
+	__u32 between;		/* keeps_ax() instructions in this chain so far */
 };
 
 static void opt_reset(struct opt_state *st)
@@ -420,6 +440,55 @@ static void opt_reset(struct opt_state *st)
 	st->ax_base = -1;
 	st->ax_end = 0;
 	st->chain = 0;
+	st->between = 0;
+}
+
+/* BPF_JMP / BPF_JMP32 with a condition: cmp or test, then jcc, in 6.1's JIT. */
+static bool is_cond_jump(const struct bpf_insn *p)
+{
+	__u8 cls = BPF_CLASS(p->code);
+
+	if (cls != BPF_JMP && cls != BPF_JMP32)
+		return false;
+	switch (BPF_OP(p->code)) {
+	case BPF_JEQ: case BPF_JGT: case BPF_JGE: case BPF_JSET: case BPF_JNE:
+	case BPF_JSGT: case BPF_JSGE: case BPF_JLT: case BPF_JLE: case BPF_JSLT:
+	case BPF_JSLE:
+		return true;
+	default:	/* JA, CALL, EXIT, and anything 6.1 does not define */
+		return false;
+	}
+}
+
+/*
+ * May a chain run through p (OPTIMISATIONS 3)?  Only the x86 forms
+ * module/fault_x86.c decodes (decode_between()) come from these.
+ */
+static bool keeps_ax(const struct bpfa_raise_env *env, const struct bpf_insn *p)
+{
+	bool imm = BPF_SRC(p->code) == BPF_K;
+
+	switch (BPF_CLASS(p->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (p->off || (imm && env->blinding))
+			return false;
+		switch (BPF_OP(p->code)) {
+		case BPF_ADD: case BPF_SUB: case BPF_AND: case BPF_OR: case BPF_XOR:
+		case BPF_MOV:
+			return true;
+		default:
+			return false;
+		}
+	case BPF_JMP:
+	case BPF_JMP32:
+		return is_cond_jump(p) && !(imm && env->blinding);
+	case BPF_LDX:
+	case BPF_STX:
+		return BPF_MODE(p->code) == BPF_MEM;
+	default:
+		return false;
+	}
 }
 
 /* A register write outside a form: forgets what it invalidates. */
@@ -437,8 +506,9 @@ static void opt_write(struct opt_state *st, __u8 reg, bool zext)
 		st->ax_base = -1;
 }
 
-/* Effect of a non-form instruction p (the first of an ld_imm64) on st. */
-static void opt_step(struct opt_state *st, const struct bpf_insn *p)
+/* Effect of a non-form instruction p = insns[i] (the first of an ld_imm64) on st. */
+static void opt_step(const struct bpfa_raise_env *env, struct opt_state *st,
+		     const struct bpf_insn *p, __u32 i)
 {
 	__u8 cls = BPF_CLASS(p->code);
 
@@ -473,9 +543,16 @@ static void opt_step(struct opt_state *st, const struct bpf_insn *p)
 		if (BPF_MODE(p->code) != BPF_MEM)
 			opt_reset(st);
 		break;
-	default:	/* JMP, JMP32: jumps, calls, exit */
-		opt_reset(st);
+	default:	/* JMP, JMP32: a conditional jump writes nothing */
+		if (!is_cond_jump(p))
+			opt_reset(st);
 		break;
+	}
+	/* AX, still kern_vm_start + rS, runs through to the next instruction. */
+	if (st->ax_base >= 0 && st->ax_end == i && st->between < BPFA_AX_BETWEEN_MAX &&
+	    keeps_ax(env, p)) {
+		st->ax_end = i + 1;
+		st->between++;
 	}
 }
 
@@ -552,6 +629,8 @@ static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct
 	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
 	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
 	st->chain = o->reuse_ax ? st->chain + 1 : 1;
+	if (!o->reuse_ax)
+		st->between = 0;
 	st->ax_base = plain ? f->s : -1;
 	st->ax_end = i + f->len;
 	switch (f->kind) {
@@ -617,7 +696,7 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 		if (env->targets && is_target(env->targets, i))
 			opt_reset(&st);
 		if (!match_form(env, insns, len, i, &f)) {
-			opt_step(&st, &insns[i]);
+			opt_step(env, &st, &insns[i], i);
 			if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
 				continue;
 			/* a mark on the second half: a boundary after the pair */

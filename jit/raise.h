@@ -25,6 +25,12 @@ struct bpfa_raise_env {
 	 */
 	bool refuse_st_imm;
 	/*
+	 * Constant blinding will run after the raise (prog->blinding_requested):
+	 * it rewrites every ALU, JMP and ST instruction with an immediate into
+	 * a sequence through AX, so none of them may sit inside a chain.
+	 */
+	bool blinding;
+	/*
 	 * Scratch of BITS_TO_LONGS(len) longs for the optimisations (raise.c,
 	 * OPTIMISATIONS), or NULL: then every form is raised in full.
 	 */
@@ -33,6 +39,8 @@ struct bpfa_raise_env {
 
 /* Longest run of accesses through one AX (module/fault_x86.c decodes it). */
 #define BPFA_AX_CHAIN_MAX	16
+/* Most instructions a chain may run through besides its accesses (keeps_ax()). */
+#define BPFA_AX_BETWEEN_MAX	8
 
 struct bpfa_raise_result {
 	__u32 raised;		/* forms rewritten */

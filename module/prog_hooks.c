@@ -160,6 +160,8 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	env.kern_vm_start = ctx->arena->kern_vm_start;
 	env.user_vm_start = ctx->arena->user_vm_start;
 	env.refuse_st_imm = prog->blinding_requested;
+	/* The same field bpf_jit_blind_constants() reads, in this same JIT call. */
+	env.blinding = prog->blinding_requested;
 	/* The raise's optimisations need a bitmap of jump targets; without it, none. */
 	env.targets = kvcalloc(BITS_TO_LONGS(prog->len), sizeof(long), GFP_KERNEL | __GFP_NOWARN);
 	err = bpfa_raise(&env, prog->insnsi, prog->len, &res);

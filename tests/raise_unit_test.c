@@ -141,7 +141,7 @@ static bool zext_kept(const struct prog *pr, unsigned int at, __u8 s)
  *   2: probe1
  *   3: ja +0		(a target at A: A keeps its zext whatever the probes)
  *   4: A: r3 = *(u64 *)(r2 + 0)	(form)
- *   9: L: r3 += 1		(an ALU instruction: no AX reuse for B)
+ *   9: L: r3 *= 3		(a multiply ends an AX chain: no AX reuse for B)
  *  10: B: *(u64 *)(r2 + 8) = r3	(form; its zext dropped unless L is an entry)
  *  15: r0 = 0
  *  16: probe2
@@ -162,7 +162,7 @@ static void split_prog(struct prog *pr, const struct bpf_insn *probe, unsigned i
 		emit(pr, k < np ? probe[k] : ja0);
 	emit(pr, ja0);
 	load_form(pr, 2, 3, BPF_DW, 0);
-	emit(pr, ALU64_IMM(BPF_ADD, 3, 1));
+	emit(pr, ALU64_IMM(BPF_MUL, 3, 3));
 	stx_form(pr, 2, 3, BPF_DW, 8);
 	emit(pr, MOV64_IMM(0, 0));
 	emit(pr, probe2);
@@ -319,7 +319,9 @@ TEST(target_on_ld_imm64_second_half_splits_block)
 		emit(&pr, MOV64_IMM(0, 0));
 		emit(&pr, EXIT);
 		ASSERT_EQ(0, raise_opt(_metadata, &pr, &rr)) TH_LOG("%s", rr.msg);
-		EXPECT_EQ(k == 0 ? 1u : 0u, rr.dropped_zext) TH_LOG("jump variant %d", k);
+		/* k 0: `ja +0` ends the block before A; 1, 2: the JEQ does not */
+		EXPECT_EQ(1, rr.dropped_zext) TH_LOG("jump variant %d", k);
+		EXPECT_TRUE(k == 0 ? zext_kept(&pr, 2, 2) : zext_dropped(&pr, 2, 2));
 		EXPECT_TRUE(k == 0 ? zext_dropped(&pr, 9, 2) : zext_kept(&pr, 9, 2));
 	}
 }
@@ -494,6 +496,179 @@ TEST(mark_inside_form_stops_reuse)
 	EXPECT_EQ(0, rr.reused_ax);
 	EXPECT_EQ(0, rr.dropped_zext);
 	EXPECT_TRUE(zext_kept(&pr, b, 2));
+}
+
+/* Is the STX/LOAD form at `at` raised as its access alone (AX reused)? */
+static bool ax_reused(const struct prog *pr, unsigned int at)
+{
+	return same(&pr->p[at], &ja0) && same(&pr->p[at + 1], &ja0) &&
+	       same(&pr->p[at + 2], &ja0) && same(&pr->p[at + 3], &ja0);
+}
+
+/*
+ *   0-4: A: r3 = *(u64 *)(r2 + 0); 5: between; 6-10: B: *(u64 *)(r2 + 8) = r4;
+ *   11: r0 = 0; 12: exit.  A jump in `between` goes to 11 (off 5).
+ * Returns how many bases B reused (0 or 1), with or without blinding.
+ */
+static int reuse_through(struct __test_metadata *_metadata, struct bpf_insn between,
+			 bool blinding)
+{
+	unsigned long targets[(MAXN + 63) / 64 + 1];
+	struct bpfa_raise_env env = {
+		.companion_value = COMP_VAL, .kern_vm_start = KVM, .user_vm_start = UVM,
+		.blinding = blinding, .targets = targets,
+	};
+	struct bpfa_raise_result rr;
+	struct prog pr;
+	unsigned int b;
+
+	pr.n = 0;
+	load_form(&pr, 2, 3, BPF_DW, 0);
+	emit(&pr, between);
+	b = stx_form(&pr, 2, 4, BPF_DW, 8);
+	emit(&pr, MOV64_IMM(0, 0));
+	emit(&pr, EXIT);
+	EXPECT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
+	EXPECT_EQ(2, rr.raised);
+	EXPECT_EQ(rr.reused_ax ? true : false, ax_reused(&pr, b));
+	return rr.reused_ax;
+}
+
+#define JMP_X(op, d, s, o)	I(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define JMP32_X(op, d, s, o)	I(BPF_JMP32 | (op) | BPF_X, d, s, o, 0)
+#define JMP32_IMM(op, d, i, o)	I(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)
+#define ALU64_REG(op, d, s)	I(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define ALU32_REG(op, d, s)	I(BPF_ALU | (op) | BPF_X, d, s, 0, 0)
+
+/* What 6.1's JIT emits without touching r10, blinding or not (jit/raise.c, keeps_ax()). */
+TEST(reuse_ax_through_register_instructions)
+{
+	const struct bpf_insn keep[] = {
+		ALU64_REG(BPF_ADD, 3, 4), ALU32_REG(BPF_SUB, 4, 3), ALU64_REG(BPF_AND, 0, 5),
+		ALU64_REG(BPF_OR, 9, 1), ALU32_REG(BPF_XOR, 8, 8), MOV64_REG(7, 3),
+		MOV32_REG(5, 2),	/* reads S: fine */
+		JMP_X(BPF_JGT, 3, 1, 5), JMP32_X(BPF_JSET, 1, 2, 5), JMP_X(BPF_JSLE, 0, 9, 5),
+		LDX(BPF_DW, 4, 10, -8), LDX(BPF_B, 5, 1, 3), LDX(BPF_H, 0, 2, 100),
+		STX(BPF_W, 10, 3, -4), STX(BPF_B, 1, 2, 300),
+	};
+	unsigned int k;
+
+	for (k = 0; k < N(keep); k++) {
+		EXPECT_EQ(1, reuse_through(_metadata, keep[k], false)) TH_LOG("keep %u", k);
+		EXPECT_EQ(1, reuse_through(_metadata, keep[k], true)) TH_LOG("keep %u blinded", k);
+	}
+}
+
+/* An immediate keeps AX only when constant blinding will not rewrite it through AX. */
+TEST(reuse_ax_through_immediates_only_without_blinding)
+{
+	const struct bpf_insn imm[] = {
+		ALU64_IMM(BPF_ADD, 3, 1), ALU32_IMM(BPF_SUB, 4, 100000), ALU64_IMM(BPF_AND, 0, -1),
+		ALU32_IMM(BPF_OR, 9, 7), ALU64_IMM(BPF_XOR, 5, 3), MOV64_IMM(3, -5),
+		MOV32_IMM(4, 0), MOV64_IMM(0, 0x7fffffff),
+		JEQ_IMM(1, 0, 5), JEQ32_IMM(3, 14, 5), JMP32_IMM(BPF_JSGT, 0, -3, 5),
+		JMP32_IMM(BPF_JSET, 9, 0x1000, 5),
+	};
+	unsigned int k;
+
+	for (k = 0; k < N(imm); k++) {
+		EXPECT_EQ(1, reuse_through(_metadata, imm[k], false)) TH_LOG("imm %u", k);
+		EXPECT_EQ(0, reuse_through(_metadata, imm[k], true)) TH_LOG("imm %u blinded", k);
+	}
+}
+
+/* Everything else ends the chain: a write to S, other ops, calls, AX, other modes. */
+TEST(what_ends_an_ax_chain)
+{
+	const struct bpf_insn end[] = {
+		ALU64_IMM(BPF_ADD, 2, 1), MOV32_REG(2, 3), LDX(BPF_DW, 2, 10, -8),
+		ALU64_IMM(BPF_MUL, 3, 3), ALU64_REG(BPF_LSH, 3, 4), ALU32_IMM(BPF_ARSH, 3, 1),
+		ALU64_IMM(BPF_NEG, 3, 0), ALU64_REG(BPF_DIV, 3, 4), ALU64_IMM(BPF_MOD, 3, 4),
+		I(BPF_ALU | BPF_END | BPF_TO_BE, 3, 0, 0, 16),
+		I(BPF_ALU64 | BPF_ADD | BPF_X, 3, 4, 1, 0),		/* off != 0 */
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 4, 8, 0),		/* movsx (6.6+) */
+		ALU64_REG(BPF_ADD, AX, 3), MOV64_REG(3, AX), JA(5), GOTOL(5),
+		CALL(1), I(BPF_JMP | 0xe0 | BPF_K, 3, 0, 5, 0),
+		I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 1),
+		I(BPF_LDX | 0x20 | BPF_DW, 3, 1, 0, 0),			/* BPF_PROBE_MEM */
+		ATOM(BPF_DW, 10, 3, -8, BPF_ADD),
+		I(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 4),
+	};
+	unsigned int k;
+
+	for (k = 0; k < N(end); k++)
+		EXPECT_EQ(0, reuse_through(_metadata, end[k], false)) TH_LOG("end %u", k);
+}
+
+/*
+ * At most BPFA_AX_BETWEEN_MAX instructions per chain, wherever they sit:
+ * forms F0..F3 through r2 with `gaps[j]` instructions `r3 += 1` after Fj.
+ */
+static unsigned int chain_reuses(struct __test_metadata *_metadata, const unsigned int *gaps,
+				 unsigned int nforms)
+{
+	unsigned long targets[(MAXN + 63) / 64 + 1];
+	struct bpfa_raise_env env = {
+		.companion_value = COMP_VAL, .kern_vm_start = KVM, .user_vm_start = UVM,
+		.targets = targets,
+	};
+	struct bpfa_raise_result rr;
+	struct prog pr;
+	unsigned int j, g;
+
+	pr.n = 0;
+	for (j = 0; j < nforms; j++) {
+		stx_form(&pr, 2, 4, BPF_DW, 8 * j);
+		for (g = 0; j + 1 < nforms && g < gaps[j]; g++)
+			emit(&pr, ALU64_IMM(BPF_ADD, 3, 1));
+	}
+	emit(&pr, MOV64_IMM(0, 0));
+	emit(&pr, EXIT);
+	EXPECT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
+	EXPECT_EQ(nforms, rr.raised);
+	return rr.reused_ax;
+}
+
+TEST(ax_chain_runs_through_at_most_eight)
+{
+	const unsigned int max[] = { BPFA_AX_BETWEEN_MAX }, over[] = { BPFA_AX_BETWEEN_MAX + 1 };
+	const unsigned int split[] = { 4, 3, 1 }, split_over[] = { 4, 3, 2 };
+
+	ASSERT_EQ(8, BPFA_AX_BETWEEN_MAX);
+	EXPECT_EQ(1, chain_reuses(_metadata, max, 2));
+	EXPECT_EQ(0, chain_reuses(_metadata, over, 2));
+	EXPECT_EQ(3, chain_reuses(_metadata, split, 4));
+	/* the ninth instruction ends the chain: F3 computes AX again */
+	EXPECT_EQ(2, chain_reuses(_metadata, split_over, 4));
+}
+
+/* A jump to the instruction between two forms: the second computes AX again. */
+TEST(entry_between_forms_stops_reuse)
+{
+	unsigned long targets[(MAXN + 63) / 64 + 1];
+	struct bpfa_raise_env env = {
+		.companion_value = COMP_VAL, .kern_vm_start = KVM, .user_vm_start = UVM,
+		.targets = targets,
+	};
+	struct bpfa_raise_result rr;
+	struct prog pr;
+	unsigned int b;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		/* 0: if r1 == 0 goto 6 (k 1) or +0; 1-5: A; 6: r3 += r4; 7-11: B */
+		pr.n = 0;
+		emit(&pr, k ? JEQ_IMM(1, 0, 5) : JEQ_IMM(1, 0, 0));
+		load_form(&pr, 2, 3, BPF_DW, 0);
+		emit(&pr, ALU64_REG(BPF_ADD, 3, 4));
+		b = stx_form(&pr, 2, 4, BPF_DW, 8);
+		emit(&pr, MOV64_IMM(0, 0));
+		emit(&pr, EXIT);
+		ASSERT_EQ(7, b);
+		ASSERT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
+		EXPECT_EQ(k ? 0 : 1, rr.reused_ax) TH_LOG("k %d", k);
+		EXPECT_EQ(!k, ax_reused(&pr, b));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -287,15 +287,50 @@ static void check_zext(const struct bpf_insn *opt, const uint8_t *osec, const ui
 }
 
 /*
+ * May an AX chain run through q, which must not write r?  Argued from 6.1's
+ * do_jit() (arch/x86/net/bpf_jit_comp.c), not from jit/raise.c: what the
+ * JIT emits for it writes no r10 (AX), and constant blinding, which runs
+ * after the raise and rewrites every ALU and conditional jump with an
+ * immediate through AX, leaves it alone.  So: an ALU/ALU64 ADD, SUB, AND,
+ * OR, XOR or MOV with off 0 (a register source, or an immediate without
+ * blinding); a conditional JMP/JMP32 (op JEQ..JSLE but JA, CALL, EXIT; the
+ * same rule for an immediate); an LDX or STX BPF_MEM.  None naming AX.
+ */
+static bool chain_neutral(const struct bpfa_raise_env *renv, const struct bpf_insn *q, uint8_t r)
+{
+	uint8_t cls = BPF_CLASS(q->code), op = BPF_OP(q->code);
+	bool imm_ok = BPF_SRC(q->code) == BPF_X || !renv->blinding;
+
+	if (q->dst_reg == BPFA_REG_AX || q->src_reg == BPFA_REG_AX || writes_reg(q, r))
+		return false;
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		return !q->off && imm_ok &&
+		       (op == BPF_ADD || op == BPF_SUB || op == BPF_AND || op == BPF_OR ||
+			op == BPF_XOR || op == BPF_MOV);
+	case BPF_JMP:
+	case BPF_JMP32:
+		return imm_ok && op != BPF_JA && op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
+	case BPF_LDX:
+	case BPF_STX:
+		return BPF_MODE(q->code) == BPF_MEM;
+	default:
+		return false;
+	}
+}
+
+/*
  * Independent check of the raise's optimisations (jit/raise.c, OPTIMISATIONS):
  * opt may differ from full (the same input raised without them) only by `ja +0`
  * in place of a kept `wS = wS` or of the `AX = kern; AX += rS` slots, and
  *  - at every `AX += rS` left in opt whose `wS = wS` was dropped, the last
  *    write to S before it in the same block is a zero-extending one;
- *  - every access whose `AX += rS` was dropped follows, with only `ja +0` and
- *    AX-based accesses (none writing S or AX) between, an `AX = kern; AX += rS`
- *    of the same S, at most BPFA_AX_CHAIN_MAX accesses per chain, and no
- *    jump lands anywhere in between.
+ *  - every access whose `AX += rS` was dropped follows, with only `ja +0`,
+ *    AX-based accesses and chain_neutral() instructions (none writing S or
+ *    AX) between, an `AX = kern; AX += rS` of the same S, at most
+ *    BPFA_AX_CHAIN_MAX accesses and BPFA_AX_BETWEEN_MAX neutral
+ *    instructions per chain, and no jump lands anywhere in between.
  */
 static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *in,
 		      const struct bpf_insn *full, const struct bpf_insn *opt, uint32_t n)
@@ -367,7 +402,7 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 		if (addax) {
 			/* reused AX: the access at i + 1 follows a chain back to an AX += rS */
 			uint8_t r = f->src_reg;
-			uint32_t acc = 0;
+			uint32_t acc = 0, between = 0;
 
 			CHECK(i + 1 < n, "reused AX at the end");
 			for (j = i + 1; j-- > 0;) {
@@ -378,13 +413,18 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 					continue;
 				if (q->code == (BPF_ALU64 | BPF_ADD | BPF_X) && q->dst_reg == BPFA_REG_AX)
 					break;
+				CHECK(j > 0, "insn %u: reused AX never computed", i);
+				if (!osec[j] && chain_neutral(renv, q, r)) {
+					between++;
+					continue;
+				}
+				CHECK(!osec[j], "insn %u: AX reused across an ld_imm64 at %u", i, j);
 				CHECK((BPF_CLASS(q->code) == BPF_LDX && q->src_reg == BPFA_REG_AX &&
 				       q->dst_reg != r && q->dst_reg != BPFA_REG_AX) ||
 				      ((BPF_CLASS(q->code) == BPF_STX || BPF_CLASS(q->code) == BPF_ST) &&
 				       BPF_MODE(q->code) == BPF_MEM && q->dst_reg == BPFA_REG_AX),
 				      "insn %u: AX reused across insn %u (code %02x)", i, j, q->code);
 				acc++;
-				CHECK(j > 0, "insn %u: reused AX never computed", i);
 			}
 			CHECK(opt[j].src_reg == r, "insn %u: AX computed from r%u, reused for r%u", i,
 			      opt[j].src_reg, r);
@@ -393,6 +433,8 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 			      (uint32_t)opt[j - 1].imm == (uint32_t)(renv->kern_vm_start >> 32),
 			      "insn %u: AX += r%u at %u not after AX = kern_vm_start", i, r, j);
 			CHECK(acc + 1 <= BPFA_AX_CHAIN_MAX, "insn %u: chain of %u accesses", i, acc + 1);
+			CHECK(between <= BPFA_AX_BETWEEN_MAX, "insn %u: chain through %u instructions",
+			      i, between);
 			i++;	/* the access itself is unchanged */
 		}
 	}
@@ -568,6 +610,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	env.map_view = fe.flags & 16;
 	env.view_fd = fe.companion_fd + 1;
 	renv.user_vm_start = uvm;
+	/* bpf_jit_harden: the kernel sets both from prog->blinding_requested. */
+	renv.blinding = fe.flags & 32;
+	renv.refuse_st_imm = renv.blinding;
 
 	/* An exact-size heap copy, so ASan sees any read past the end. */
 	in = malloc((size_t)n * sizeof(*in));
