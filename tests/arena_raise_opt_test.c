@@ -85,8 +85,10 @@ static long run(struct __test_metadata *_metadata, const struct bpf_insn *insns,
 
 /*
  * ctx[0] = p (user address), ctx[1] = v.  Adjacent through r2: three loads of
- * three sizes, two stores, a load back; then an ALU instruction and one more
- * load (base materialised again, its `w2 = w2` left out).
+ * three sizes, two stores, a load back; then an ALU instruction with an
+ * immediate and one more load (the chain runs through it, or under
+ * bpf_jit_harden 2, which blinds the immediate through AX, the base is
+ * materialised again with its `w2 = w2` left out).
  * ctx[2..5] = the four loads, ctx[6] = the last one.
  */
 static unsigned int mixed_prog(struct bpf_insn *p, int afd)
