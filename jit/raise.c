@@ -410,7 +410,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     - ALU/ALU64 ADD, SUB, AND, OR, XOR, MOV, off 0, register or (without
  *       blinding) immediate source: `op r/m, reg`, `op r/m, imm8/32`, the
  *       rax short forms, `mov r, imm32`, `xor r, r` (emit_mov_imm32());
- *     - conditional jumps, JMP and JMP32, but JA, CALL, EXIT: `cmp`/`test`
+ *     - conditional jumps, JMP and JMP32, but not JA, CALL, EXIT: `cmp`/`test`
  *       then `jcc rel8/rel32`; with an immediate only without blinding.
  *       The fall-through is the only way to the next instruction that is
  *       not a jump target, and every target ends the block;

@@ -83,21 +83,26 @@ void arena_fault_init(void)
 	}
 }
 
+/*
+ * The bytes of "movabs r10, imm64; add r10, reg" at p.  Whether imm64 is a
+ * live arena's window is asked last (arena_fault_fixup()): that walks every
+ * arena, and a program can plant these bytes in its immediates, so only a
+ * candidate whose whole chain decodes pays for it.
+ */
 static bool is_raise_prefix(const u8 *p)
 {
-	u64 base;
-
 	if (p[0] != 0x49 || p[1] != 0xba)
 		return false;
 	/* add r10, reg: REX.W + REX.B (+ REX.R for r8-r15), 01, mod=11 rm=010 */
-	if ((p[10] != 0x49 && p[10] != 0x4d) || p[11] != 0x01 || (p[12] & 0xc7) != 0xc2)
-		return false;
-	memcpy(&base, p + 2, sizeof(base));
-	return arena_kern_vm_start_is_live(base);
+	return (p[10] == 0x49 || p[10] == 0x4d) && p[11] == 0x01 && (p[12] & 0xc7) == 0xc2;
 }
 
-/* Length and cleared register of the r10-based access at p, or false. */
-static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, bool *is_load)
+/*
+ * Length and cleared register of the r10-based access at p, or false; an
+ * atomic (lock prefix: 6.1's emit_atomic() always emits one) says so.
+ */
+static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, bool *is_load,
+			  bool *is_atomic)
 {
 	bool opsize = false, lock = false, load = false;
 	unsigned int i = 0, imm = 0, disp, rex, op, modrm;
@@ -170,6 +175,7 @@ static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, b
 	/* Loads clear their destination; anything else clears nothing. */
 	*clear = load ? ((modrm >> 3) & 7) | ((rex & 4) << 1) : NO_CLEAR;
 	*is_load = load;
+	*is_atomic = lock;
 	return true;
 }
 
@@ -180,12 +186,16 @@ static const u8 jit_nop4[4] = { 0x0f, 0x1f, 0x40, 0x00 };
  * Length of the x86 instruction at p if it is one that 6.1's do_jit() emits
  * for an instruction a chain may run through (jit/raise.c, keeps_ax(): ALU
  * ADD/SUB/AND/OR/XOR/MOV, conditional jumps, plain LDX/STX) and it writes no
- * r10; else 0.  Exactly the JIT's encodings: an instruction it would not emit
- * there (a SIB byte, a 64-bit immediate, rip-relative or r10-based memory)
- * is refused, and a refusal only ends the chain, so the fixup says "not
- * ours" and the fault is the kernel's to report.  Why r10 is never written
- * or a base here: no BPF register maps to it (reg2hex[]), and the raise ends
- * a chain at every instruction naming AX.
+ * r10; else 0.  The JIT's encodings for those and nothing that writes r10
+ * or addresses through it: an instruction it would not emit there (a SIB
+ * byte, a 64-bit immediate, rip-relative or r10-based memory) is refused,
+ * and a refusal only ends the chain, so the fixup says "not ours" and the
+ * fault is the kernel's to report.  What is accepted is a little wider than
+ * what a chain holds (`mov r32, imm32` is also a uimm32 ld_imm64, which ends
+ * a chain in the raise): the fixup needs r10 to hold the prefix's value at
+ * ip, and every accepted encoding leaves r10 alone.  Why r10 is never
+ * written or a base here: no BPF register maps to it (reg2hex[]), and the
+ * raise ends a chain at every instruction naming AX.
  */
 static unsigned int decode_between(const u8 *p)
 {
@@ -279,23 +289,29 @@ static unsigned int decode_between(const u8 *p)
 
 /*
  * A chain (jit/raise.c, OPTIMISATIONS 2, 3): up to BPFA_AX_CHAIN_MAX
- * accesses through r10 after one prefix, each an access that does not write
- * r10, with up to BPFA_AX_BETWEEN_MAX BPF instructions of decode_between()'s
- * kinds among them (at most three x86 instructions each: cmp, padding, jcc).
- * Is the instruction at buf[end] the last of a chain whose prefix starts at
- * buf[pre]?  Decodes forward from the prefix, so every byte between is
- * accounted for by decoded instructions; loads into r10 end it.
+ * accesses through r10 after one prefix, with up to BPFA_AX_BETWEEN_MAX BPF
+ * instructions of decode_between()'s kinds among them (at most three x86
+ * instructions each: cmp, padding, jcc).  Is the access at buf[end] the last
+ * of a chain whose prefix starts at buf[pre]?  Decodes forward from the
+ * prefix, so every byte between is accounted for by decoded instructions.
+ * Only plain loads and stores reuse AX (opt_form(): an atomic always has its
+ * own prefix), so an earlier access of the chain must be one: that also
+ * keeps out every access that could write r10 (a load into it, xadd, xchg or
+ * cmpxchg naming it), none of which the JIT emits but which this must not
+ * take on trust.  The prefix's base is checked by the caller.
  */
-static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end)
+static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end, bool end_atomic)
 {
 	unsigned int at = pre + PRE_LEN, n = 0, between = 0, len, reg;
-	bool load;
+	bool load, atomic;
 
 	if (!is_raise_prefix(buf + pre))
 		return false;
+	if (end_atomic)
+		return at == end;
 	while (at < end) {
-		if (decode_access(buf + at, &len, &reg, &load)) {
-			if ((load && reg == 10) || ++n > BPFA_AX_CHAIN_MAX)
+		if (decode_access(buf + at, &len, &reg, &load, &atomic)) {
+			if (atomic || (load && reg == 10) || ++n >= BPFA_AX_CHAIN_MAX)
 				return false;
 		} else {
 			len = decode_between(buf + at);
@@ -317,39 +333,54 @@ static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end)
 #define CHAIN_BACK	(PRE_LEN + (BPFA_AX_CHAIN_MAX - 1) * X86_MAX_INSN + \
 			 BPFA_AX_BETWEEN_MAX * BETWEEN_LEN)
 
+/*
+ * Copies up to n bytes ending (back) or starting (!back) at addr into dst
+ * (ending at dst + n, or starting at dst), as many as are readable: one copy
+ * where all are, else byte by byte up to the first unreadable one, since a
+ * JIT image may start or end next to an unmapped page.  Returns the count.
+ */
+static unsigned int copy_readable(u8 *dst, unsigned long addr, unsigned int n, bool back)
+{
+	unsigned int got;
+
+	if (!copy_from_kernel_nofault(dst, (void *)(back ? addr - n : addr), n))
+		return n;
+	for (got = 0; got < n; got++) {
+		if (back ? copy_from_kernel_nofault(dst + n - got - 1, (void *)(addr - got - 1), 1) :
+			   copy_from_kernel_nofault(dst + got, (void *)(addr + got), 1))
+			break;
+	}
+	return got;
+}
+
 const struct exception_table_entry *arena_fault_fixup(unsigned long ip)
 {
 	u8 buf[CHAIN_BACK + X86_MAX_INSN] = { 0 };
-	unsigned int len, reg, back, avail, end = CHAIN_BACK;
-	bool load;
+	unsigned int len, reg, back, avail, fwd, end = CHAIN_BACK;
+	bool load, atomic;
+	u64 base;
 
 	if (!ksyms.is_bpf_text_address(ip))
 		return NULL;
 	/*
-	 * The access itself (the image may end within 15 bytes of it), then as
-	 * much before it as is readable: JIT images start on a page boundary
-	 * or later, so the bytes before the first one may be unmapped.  One
-	 * copy where all of it is readable, else byte by byte back to the gap.
+	 * The access itself (the image may end within 15 bytes of it: only
+	 * what is readable counts, the rest of buf stays 0 and no access's
+	 * length may reach into it), then as much before it as is readable.
 	 */
-	if (copy_from_kernel_nofault(buf + end, (void *)ip, X86_MAX_INSN) &&
-	    copy_from_kernel_nofault(buf + end, (void *)ip, 8))
-		return NULL;
-	if (!decode_access(buf + end, &len, &reg, &load) || len > X86_MAX_INSN ||
+	fwd = copy_readable(buf + end, ip, X86_MAX_INSN, false);
+	if (!decode_access(buf + end, &len, &reg, &load, &atomic) || len > fwd ||
 	    x86_reg_ptregs[reg] == 0xff)
 		return NULL;
-	avail = CHAIN_BACK;
-	if (copy_from_kernel_nofault(buf, (void *)(ip - CHAIN_BACK), CHAIN_BACK)) {
-		for (avail = 0; avail < CHAIN_BACK; avail++)
-			if (copy_from_kernel_nofault(buf + end - avail - 1,
-						     (void *)(ip - avail - 1), 1))
-				break;
-	}
+	avail = copy_readable(buf, ip, CHAIN_BACK, true);
 	for (back = PRE_LEN; back <= avail; back++) {
-		if (chain_reaches(buf, end - back, end)) {
-			/* the chain's movabs imm64: the arena's kernel base */
-			arena_stat_fixup(get_unaligned((u64 *)(buf + end - back + 2)));
-			return &fixups[len][reg];
-		}
+		if (!chain_reaches(buf, end - back, end, atomic))
+			continue;
+		/* the chain's movabs imm64: a live arena's kernel base */
+		base = get_unaligned((u64 *)(buf + end - back + 2));
+		if (!arena_kern_vm_start_is_live(base))
+			continue;
+		arena_stat_fixup(base);
+		return &fixups[len][reg];
 	}
 	return NULL;
 }
