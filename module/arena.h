@@ -26,6 +26,8 @@
 /* Upstream's guard: 32 KiB below and above, covering the s16 insn offset. */
 #define ARENA_GUARD_SZ		round_up(SZ_64K, PAGE_SIZE << 1)
 #define ARENA_KERN_VM_SZ	(SZ_4G + ARENA_GUARD_SZ)
+/* PMD-sized blocks the window's area (its guard page included) can touch. */
+#define ARENA_TABLE_BLOCKS	(ARENA_KERN_VM_SZ / PMD_SIZE + 2)
 #define ARENA_MAP_FLAGS		(BPF_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT | \
 				 BPF_ARENA_F_NO_USER_CONV)
 
@@ -96,6 +98,13 @@ struct bpf_arena {
 	struct work_struct work;
 	bool work_ready;
 	bool tables_ready;	/* page tables of the whole user range exist */
+	/*
+	 * PMD-sized blocks of the window whose PTE page arena_populate_tables()
+	 * made (arena->lock): kernel page tables are not freed while the window
+	 * lives (arena_mem_free() unhooks them at the end), so a block set here
+	 * needs no walk to populate again.
+	 */
+	DECLARE_BITMAP(table_blocks, ARENA_TABLE_BLOCKS);
 	atomic64_t nosleep_allocs;	/* pages mapped by the non-sleepable kfuncs */
 	atomic64_t nosleep_fails;	/* non-sleepable allocations that returned NULL */
 	atomic64_t nosleep_direct;	/* of those pages, allocated with GFP_NOWAIT */

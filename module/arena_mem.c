@@ -203,9 +203,30 @@ static int noop_pte_cb(pte_t *pte, unsigned long addr, void *data)
 	return 0;
 }
 
+static unsigned long table_block(const struct bpf_arena *arena, unsigned long kaddr)
+{
+	return (kaddr >> PMD_SHIFT) - ((unsigned long)arena->kern_vm->addr >> PMD_SHIFT);
+}
+
+/*
+ * Makes the page tables of n pages at kaddr (in the window) exist;
+ * arena->lock held.  A walk of the page tables costs about as much as the
+ * mapping itself, so blocks made once are remembered (table_blocks).
+ */
 int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n)
 {
-	return apply_to_page_range(ksyms.init_mm, kaddr, n << PAGE_SHIFT, noop_pte_cb, NULL);
+	unsigned long first = table_block(arena, kaddr);
+	unsigned long last = table_block(arena, kaddr + (n << PAGE_SHIFT) - 1);
+	int ret;
+
+	lockdep_assert_held(&arena->lock);
+	if (last < ARENA_TABLE_BLOCKS &&
+	    find_next_zero_bit(arena->table_blocks, last + 1, first) > last)
+		return 0;
+	ret = apply_to_page_range(ksyms.init_mm, kaddr, n << PAGE_SHIFT, noop_pte_cb, NULL);
+	if (!ret && last < ARENA_TABLE_BLOCKS)
+		bitmap_set(arena->table_blocks, first, last - first + 1);
+	return ret;
 }
 
 /*
@@ -277,13 +298,20 @@ bool arena_node_ok(int node_id)
 	       ((unsigned int)node_id < nr_node_ids && node_online(node_id));
 }
 
+/*
+ * Page arrays of up to SMALL_PAGES pages live on the stack (128 bytes): a
+ * kvcalloc() and kvfree() cost more than the rest of a one-page alloc or
+ * free.  A free short of memory for a larger array goes SMALL_PAGES at a time.
+ */
+#define SMALL_PAGES	16U
+
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		       int node_id, u64 *out)
 {
 	u64 page_cnt_max = arena_page_cnt_max(arena);
 	unsigned long pgoff = 0, flags, kaddr;
+	struct page **pages, *small[SMALL_PAGES];
 	unsigned int i, mapped;
-	struct page **pages;
 	u32 uaddr32;
 	long ret;
 	bool ok;
@@ -307,7 +335,11 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	ret = arena_charge(arena, page_cnt);
 	if (ret)
 		return ret;
-	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	pages = small;
+	if (page_cnt <= SMALL_PAGES)
+		memset(small, 0, page_cnt * sizeof(*small));
+	else
+		pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
 	if (!pages) {
 		arena_uncharge(arena, page_cnt);
 		return -ENOMEM;
@@ -352,7 +384,8 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	atomic64_add(page_cnt, &arena->pages);
 	atomic64_add(page_cnt, &arena->kern_allocs);
 	mutex_unlock(&arena->lock);
-	kvfree(pages);
+	if (pages != small)
+		kvfree(pages);
 	*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 	return 0;
 
@@ -365,17 +398,31 @@ out_free:
 	arena_punlock(arena, flags);
 out_unlock:
 	mutex_unlock(&arena->lock);
-	kvfree(pages);
+	if (pages != small)
+		kvfree(pages);
 	arena_uncharge(arena, page_cnt);
 	return ret;
 }
 
-/* Pages one arena_free_pages() step handles when it has no memory for more. */
-#define SMALL_FREE	16U
+/*
+ * Is the one page of a free mapped by a process?  Upstream's rule
+ * (arena_free_pages() of kernel/bpf/arena.c): a single page is zapped from
+ * user space only if it is mapped, a larger range always.  Asked after the
+ * kernel PTE is cleared: from then on no fault can find the page
+ * (arena_fault_page() looks it up there under arena->lock, which the free
+ * holds), so the only user PTE not yet counted is one a fault that found
+ * it before is about to install; the zap would miss that one just the
+ * same, upstream's too, and the page stays that process's (its reference)
+ * until unmapped, never reused under it.
+ */
+static bool free_needs_zap(struct page **pages, unsigned int n, unsigned int nr)
+{
+	return n > 1 || (nr && page_mapped(pages[0]));
+}
 
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
-	struct page **pages, *small[SMALL_FREE];
+	struct page **pages, *small[SMALL_PAGES];
 	unsigned int i, nr, n, batch, done;
 	unsigned long pgoff, flags, kaddr;
 	u64 full_uaddr, uaddr_end;
@@ -396,16 +443,17 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	kaddr = arena_kaddr(arena, uaddr32);
 
 	/*
-	 * Short of memory for the array: the same, SMALL_FREE pages at a time
+	 * Short of memory for the array: the same, SMALL_PAGES pages at a time
 	 * (a TLB flush and a zap each).  A free never fails: the kfunc has no
 	 * way to report it, and a program (or the stress's model) that freed
 	 * must not find the pages still there.
 	 */
-	pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	pages = page_cnt <= SMALL_PAGES ? small :
+		kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
 	batch = page_cnt;
 	if (!pages) {
 		pages = small;
-		batch = SMALL_FREE;
+		batch = SMALL_PAGES;
 	}
 	mutex_lock(&arena->lock);
 	for (done = 0; done < page_cnt; done += n, pgoff += n, kaddr += (unsigned long)n << PAGE_SHIFT) {
@@ -416,7 +464,8 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		arena_punlock(arena, flags);
 		kern_flush(kaddr, n);
 		/* User mappings before the range is reusable, so nobody reaches a freed page. */
-		arena_zap(arena, pgoff, n);
+		if (free_needs_zap(pages, n, nr))
+			arena_zap(arena, pgoff, n);
 		flags = arena_plock(arena);
 		bitmap_clear(arena->used, pgoff, n);
 		bitmap_clear(arena->resv, pgoff, n);

@@ -469,6 +469,62 @@ TEST(free_pages_zaps_every_process)
 	close(fd);
 }
 
+/*
+ * A one-page free zaps user mappings only when the page is mapped
+ * somewhere (upstream's rule; module/arena_mem.c, free_needs_zap()): here
+ * only in another process, which must see it go.  Two runs: the page
+ * touched by the other process only, then by this one only.
+ */
+TEST(one_page_free_zaps_it_wherever_it_is_mapped)
+{
+	int fd, go[2], done[2], status, round;
+	__u64 a;
+	pid_t pid;
+	char *p, c;
+
+	NEED_DEV();
+	for (round = 0; round < 2; round++) {
+		fd = dev_open();
+		ASSERT_LE(0, fd);
+		p = dev_map(fd, 4 * PG);
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, alloc_pages(fd, 0, 1, &a));
+		ASSERT_EQ((unsigned long)p, a);
+		if (round == 1)
+			p[0] = 5;
+		ASSERT_EQ(0, pipe(go));
+		ASSERT_EQ(0, pipe(done));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			char *q = mmap(p, 4 * PG, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_FIXED, fd, 0);
+
+			if (q != p)
+				_exit(1);
+			if (round == 0)
+				q[0] = 9;	/* only this process maps the page */
+			if (write(done[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(2);
+			_exit(q[0] == 0 ? 0 : 3);
+		}
+		ASSERT_EQ(1, read(done[0], &c, 1));
+		EXPECT_EQ(1, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, a, 1));
+		EXPECT_EQ(0, stats(fd).pages_allocated);
+		EXPECT_EQ(0, p[0]) TH_LOG("round %d: this process still sees the freed page", round);
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("round %d: the other process kept it", round);
+		close(go[0]);
+		close(go[1]);
+		close(done[0]);
+		close(done[1]);
+		munmap(p, 4 * PG);
+		close(fd);
+	}
+}
+
 TEST(prefault_allocates_missing_pages)
 {
 	int fd;
