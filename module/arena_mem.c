@@ -211,7 +211,13 @@ static unsigned long table_block(const struct bpf_arena *arena, unsigned long ka
 /*
  * Makes the page tables of n pages at kaddr (in the window) exist;
  * arena->lock held.  A walk of the page tables costs about as much as the
- * mapping itself, so blocks made once are remembered (table_blocks).
+ * mapping itself, so blocks made once are remembered (table_blocks).  That
+ * needs the PTE pages to stay for the arena's life, since kern_map() runs
+ * under plock and must not allocate: 6.1's vunmap only clears PTEs;
+ * pmd_free_pte_page() runs only for a huge mapping covering a whole 2 MiB
+ * block, and every block of the window meets this area, which no other
+ * mapping covers; a neighbouring arena's teardown unhooks only blocks wholly
+ * inside its own area (unhook_window_pte_pages()), and ours runs last.
  */
 int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n)
 {
