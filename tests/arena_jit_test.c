@@ -538,14 +538,17 @@ TEST(cast_without_an_arena_is_refused)
 
 /*
  * The module's fast path (module/prog_load.c, may_use_arena()) reads opcode
- * bytes four at a time and hands a program with none of the four opcodes it
+ * bytes eight at a time and hands a program with none of the four opcodes it
  * looks for back to the stock path.  Wherever the one arena instruction sits
- * - each position modulo four, in the four-wide part or the tail - the
- * program must be seen: a cast gets upstream's refusal (6.1's own verifier
- * would call it a reserved field), an arena ld_imm64 loads and runs.  The
- * fillers are `r3 = imm` (skipped four at a time) or `r2 = r1`, the opcode
- * of a cast with off 0 (each one looked at closely).
+ * - each position modulo eight, in the eight-wide part or the tail, with 0
+ * to 9 instructions after it - the program must be seen: a cast gets
+ * upstream's refusal (6.1's own verifier would call it a reserved field), an
+ * arena ld_imm64 loads and runs.  The fillers are `r3 = imm` (skipped eight
+ * at a time) or `r2 = r1`, the opcode of a cast with off 0 (each one looked
+ * at closely).
  */
+#define SCAN_LEADS 18
+#define SCAN_TRAILS 10
 static unsigned int fill(struct bpf_insn *p, unsigned int n, bool moves)
 {
 	unsigned int i;
@@ -557,16 +560,16 @@ static unsigned int fill(struct bpf_insn *p, unsigned int n, bool moves)
 
 TEST_F(prog, arena_instruction_found_at_every_position)
 {
-	struct bpf_insn p[32], ld[] = { I_LD_MAP_FD(1, self->a.fd) };
+	struct bpf_insn p[SCAN_LEADS + SCAN_TRAILS + 6], ld[] = { I_LD_MAP_FD(1, self->a.fd) };
 	unsigned int lead, trail, n, k;
 	uint64_t ctx[1];
 	bool mv;
 	int fd;
 
-	for (k = 0; k < 2 * 9 * 6; k++) {
-		mv = k / 54;
-		lead = k / 6 % 9;
-		trail = k % 6;
+	for (k = 0; k < 2 * SCAN_LEADS * SCAN_TRAILS; k++) {
+		mv = k / (SCAN_LEADS * SCAN_TRAILS);
+		lead = k / SCAN_TRAILS % SCAN_LEADS;
+		trail = k % SCAN_TRAILS;
 		n = fill(p, lead, mv);
 		p[n++] = I_MOV64_IMM(1, 0);
 		p[n++] = I_CAST_KERN(1, 1);
