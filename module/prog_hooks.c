@@ -104,9 +104,17 @@ static struct arena_hook hooks[NR_HOOKS] = {
 
 /*
  * The load's map view (map_view.c) becomes the arena in a verified program:
- * ld_imm64 of the view's address (src_reg cleared by the verifier) now
- * loads the arena's struct bpf_map, whose prefix is what the verifier
- * checked every use against.  Runs before constant blinding; idempotent.
+ * ld_imm64 of the view's address now loads the arena's struct bpf_map,
+ * whose prefix is what the verifier checked every use against.  Runs before
+ * constant blinding; idempotent.
+ *
+ * src_reg is BPF_PSEUDO_MAP_FD still in the func[i] copies jit_subprogs()
+ * JITs: 6.1's bpf_check() clears it (convert_pseudo_ld_imm64()) only after
+ * fixup_call_args().  Matching only 0 left the view's address in every
+ * subprogram's image, and the view is freed once the load ends: a read of
+ * &arena's fields there read freed memory (arena_conformance_test
+ * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
+ * pointer the module created; the JIT ignores src_reg of an ld_imm64.
  */
 static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
 {
@@ -118,7 +126,7 @@ static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_loa
 	for (i = 0; i + 1 < len; i++) {
 		if (insn[i].code != (BPF_LD | BPF_IMM | BPF_DW))
 			continue;
-		if (!insn[i].src_reg &&
+		if ((!insn[i].src_reg || insn[i].src_reg == BPF_PSEUDO_MAP_FD) &&
 		    ((u64)(u32)insn[i].imm | (u64)(u32)insn[i + 1].imm << 32) == from) {
 			insn[i].imm = (u32)to;
 			insn[i + 1].imm = (u32)(to >> 32);

@@ -341,6 +341,52 @@ TEST(map_fields_read_through_arena_pointer)
 	close(fd);
 }
 
+/*
+ * The same with &arena in a subprogram and in the main program: 6.1 JITs a
+ * subprogram as its own func[i] copy, whose view loads the module's JIT
+ * hook rewrites; the main program's are rewritten by its select_runtime
+ * hook, and the JIT hook then skips that program (module/prog_hooks.c).  A
+ * view left in an image would read the view's flags (0), or freed memory:
+ * the view is dropped once the program is loaded.
+ */
+TEST(map_fields_read_through_arena_pointer_in_a_subprogram)
+{
+	int max = bpf_map_member_off("max_entries"), flags = bpf_map_member_off("map_flags");
+	int fd = tb_arena_create(16, 0, MAP_EXTRA_A), prog, r;
+	__u32 v;
+
+	/* The view copies max_entries, not map_flags: only the flags tell them apart. */
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, max);
+	ASSERT_LE(0, flags);
+	{
+		struct bpf_insn insns[] = {
+			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7),	/* to 8 */
+			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_0, 0, 0),
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			TB_INSN(BPF_ALU64 | BPF_LSH | BPF_K, BPF_REG_0, 0, 0, 16),
+			TB_INSN(BPF_ALU64 | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_6, 0, 0),
+			TB_EXIT(),
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),		/* 8 */
+			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			TB_EXIT(),
+		};
+		struct load l = { 0 };
+
+		prog = load(insns, N(insns), &l);
+		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
+	}
+	/* Twice, and after other loads: a freed view would be reused by now. */
+	for (r = 0; r < 2; r++) {
+		ASSERT_EQ(0, read_field(fd, max, false, &v));
+		ASSERT_EQ(0, run(prog, &v));
+		EXPECT_EQ((__u32)BPF_F_MMAPABLE << 16 | BPF_F_MMAPABLE, v);
+	}
+	close(prog);
+	close(fd);
+}
+
 /* The arena kfunc on the &arena pointer, read max_entries, as basic_alloc3. */
 TEST(alloc_max_entries_through_arena_pointer)
 {
