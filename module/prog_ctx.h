@@ -18,6 +18,7 @@ struct arena_load_ctx {
 	struct task_struct *task;
 	struct bpf_arena *arena;	/* a reference is held by the loader; NULL: kfuncs only */
 	struct bpf_map *view;		/* the load's map view (map_view.c), or NULL */
+	const struct bpf_prog *viewed;	/* select_runtime rewrote its view loads */
 	u32 raised;			/* placeholders raised, all passes */
 	bool used_maps_done;		/* the arena replaced the companion */
 	int err;			/* a refused raise */

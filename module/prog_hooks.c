@@ -163,7 +163,8 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	    bpf_prog_was_classic(prog))
 		return orig(prog);
 	/* The companion the module created and holds: identity by pointer. */
-	view_to_arena(prog->insnsi, prog->len, ctx);
+	if (prog != ctx->viewed)
+		view_to_arena(prog->insnsi, prog->len, ctx);
 	env.companion_value = ctx->arena->companion_value;
 	env.kern_vm_start = ctx->arena->kern_vm_start;
 	env.user_vm_start = ctx->arena->user_vm_start;
@@ -246,6 +247,13 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 		return orig(fp, err);
 	}
 	view_to_arena(fp->insnsi, fp->len, ctx);
+	/*
+	 * Without subprograms, orig() below JITs this same fp with nothing
+	 * between that writes its instructions: the JIT hook need not look for
+	 * view loads again (issue 15: a pass over the whole program).  Any
+	 * other program the JIT sees (func[i] of jit_subprogs()) is looked at.
+	 */
+	ctx->viewed = fp;
 	mutex_lock(&fp->aux->used_maps_mutex);
 	ret = arena_swap_used_map(fp->aux, ctx->arena);
 	if (!ret)
