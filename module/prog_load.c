@@ -872,7 +872,7 @@ fault:
 
 static bool may_use_arena(const union bpf_attr *attr)
 {
-	const struct bpf_insn __user *p = u64_to_user_ptr(attr->insns), *end, *stop8;
+	const struct bpf_insn __user *p = u64_to_user_ptr(attr->insns), *end, *stop8, *slow;
 	u32 n = attr->insn_cnt;
 	u8 code, src;
 	s16 off;
@@ -885,10 +885,18 @@ static bool may_use_arena(const union bpf_attr *attr)
 	end = p + n;
 	/* p < stop8: eight instructions left (never a pointer below the buffer). */
 	stop8 = n >= 8 ? end - 7 : p;
+	slow = p;
 	for (; p < end; p++) {
-		/* Eight at a time while none of the eight needs a closer look. */
-		while (p < stop8 && eight_plain(p))
-			p += 8;
+		/*
+		 * Eight at a time while none of the eight needs a closer look;
+		 * then one at a time through the eight that did (or the tail),
+		 * so no opcode is read twice.
+		 */
+		if (p >= slow) {
+			while (p < stop8 && eight_plain(p))
+				p += 8;
+			slow = end - p > 8 ? p + 8 : end;
+		}
 		if (p >= end)
 			break;
 		unsafe_get_user(code, &p->code, fault);

@@ -540,15 +540,20 @@ TEST(cast_without_an_arena_is_refused)
  * The module's fast path (module/prog_load.c, may_use_arena()) reads opcode
  * bytes eight at a time and hands a program with none of the four opcodes it
  * looks for back to the stock path.  Wherever the one arena instruction sits
- * - each position modulo eight, in the eight-wide part or the tail, with 0
- * to 9 instructions after it - the program must be seen: a cast gets
- * upstream's refusal (6.1's own verifier would call it a reserved field), an
- * arena ld_imm64 loads and runs.  The fillers are `r3 = imm` (skipped eight
- * at a time) or `r2 = r1`, the opcode of a cast with off 0 (each one looked
- * at closely).
+ * - each position modulo eight, in the eight-wide part or the tail, directly
+ * before the exit or up to 9 instructions before it, directly after another
+ * ld_imm64 or not - the program must be seen: a cast gets upstream's refusal
+ * (6.1's own verifier would call it a reserved field), an arena ld_imm64
+ * loads and runs.  The fillers are `r3 = imm` (skipped eight at a time) or
+ * `r2 = r1`, the opcode of a cast with off 0 (each one looked at closely).
+ * Each program ends where a page ends, and the next page is never touched
+ * by the test: a read past the program's last instruction would make it
+ * resident.
  */
 #define SCAN_LEADS 18
 #define SCAN_TRAILS 10
+#define SCAN_MAX (1 + SCAN_LEADS + 2 + 2 + SCAN_TRAILS + 1)
+
 static unsigned int fill(struct bpf_insn *p, unsigned int n, bool moves)
 {
 	unsigned int i;
@@ -558,43 +563,77 @@ static unsigned int fill(struct bpf_insn *p, unsigned int n, bool moves)
 	return n;
 }
 
-TEST_F(prog, arena_instruction_found_at_every_position)
+/* `r0 = K; fillers; [r4 = 0x1234 (ld_imm64)]; X; fillers; exit`, X a cast or the arena. */
+static unsigned int scan_case(struct bpf_insn *p, bool cast, int map_fd, bool ld_before,
+			      unsigned int lead, unsigned int trail, bool mv)
 {
-	struct bpf_insn p[SCAN_LEADS + SCAN_TRAILS + 6], ld[] = { I_LD_MAP_FD(1, self->a.fd) };
-	unsigned int lead, trail, n, k;
-	uint64_t ctx[1];
-	bool mv;
-	int fd;
+	struct bpf_insn ld[] = { I_LD_MAP_FD(1, map_fd) }, k[] = { I_LD_IMM64(4, 0x1234) };
+	unsigned int n = 0;
 
-	for (k = 0; k < 2 * SCAN_LEADS * SCAN_TRAILS; k++) {
-		mv = k / (SCAN_LEADS * SCAN_TRAILS);
-		lead = k / SCAN_TRAILS % SCAN_LEADS;
-		trail = k % SCAN_TRAILS;
-		n = fill(p, lead, mv);
+	p[n++] = I_MOV64_IMM(0, cast ? 0 : 7);
+	n += fill(p + n, lead, mv);
+	if (ld_before) {
+		p[n++] = k[0];
+		p[n++] = k[1];
+	}
+	if (cast) {
 		p[n++] = I_MOV64_IMM(1, 0);
 		p[n++] = I_CAST_KERN(1, 1);
-		n += fill(p + n, trail, mv);
-		p[n++] = I_MOV64_IMM(0, 0);
-		p[n++] = I_EXIT();
-		fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-		EXPECT_EQ(-EINVAL, fd) TH_LOG("cast after %u, before %u, moves %d", lead, trail, mv);
-		EXPECT_NE(NULL, strstr(vlog, "addr_space_cast insn can only be used in a program that has an associated arena"))
-			TH_LOG("cast after %u, before %u, moves %d: %s", lead, trail, mv, vlog);
-		if (fd >= 0)
-			close(fd);
-
-		n = fill(p, lead, mv);
+	} else {
 		p[n++] = ld[0];
 		p[n++] = ld[1];
-		p[n++] = I_MOV64_IMM(1, 0);
-		n += fill(p + n, trail, mv);
-		p[n++] = I_MOV64_IMM(0, 7);
-		p[n++] = I_EXIT();
-		fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-		ASSERT_LE(0, fd) TH_LOG("map after %u, before %u, moves %d: %s", lead, trail, mv, vlog);
-		EXPECT_EQ(7, run_syscall_prog(fd, ctx, sizeof(ctx)));
-		close(fd);
 	}
+	n += fill(p + n, trail, mv);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+TEST_F(prog, arena_instruction_found_at_every_position)
+{
+	struct bpf_insn p[SCAN_MAX], *at;
+	unsigned int lead, trail, n, k, c;
+	unsigned char resident;
+	uint64_t ctx[1];
+	bool mv, ldb, cast;
+	char *pages;
+	int fd;
+
+	pages = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, pages);
+	/* EINVAL: no THP (PREEMPT_RT) */
+	ASSERT_TRUE(!madvise(pages, 2 * PG, MADV_NOHUGEPAGE) || errno == EINVAL);
+	for (k = 0; k < 8 * SCAN_LEADS * SCAN_TRAILS; k++) {
+		c = k / (SCAN_LEADS * SCAN_TRAILS);
+		cast = c & 1;
+		mv = c & 2;
+		ldb = c & 4;
+		lead = k / SCAN_TRAILS % SCAN_LEADS;
+		trail = k % SCAN_TRAILS;
+		n = scan_case(p, cast, self->a.fd, ldb, lead, trail, mv);
+		at = (struct bpf_insn *)(pages + PG) - n;
+		memcpy(at, p, n * sizeof(*p));
+		fd = load_syscall_prog(at, n, vlog, LOG_SIZE);
+		if (cast) {
+			EXPECT_EQ(-EINVAL, fd)
+				TH_LOG("cast after %u, before %u, moves %d, ld_imm64 before %d",
+				       lead, trail, mv, ldb);
+			EXPECT_NE(NULL, strstr(vlog, "addr_space_cast insn can only be used in a program that has an associated arena"))
+				TH_LOG("cast after %u, before %u, moves %d, ld_imm64 before %d: %s",
+				       lead, trail, mv, ldb, vlog);
+		} else {
+			ASSERT_LE(0, fd)
+				TH_LOG("map after %u, before %u, moves %d, ld_imm64 before %d: %s",
+				       lead, trail, mv, ldb, vlog);
+			EXPECT_EQ(7, run_syscall_prog(fd, ctx, sizeof(ctx)));
+		}
+		if (fd >= 0)
+			close(fd);
+		ASSERT_EQ(0, mincore(pages + PG, PG, &resident));
+		ASSERT_EQ(0, resident & 1)
+			TH_LOG("the load read past the program's end (%s after %u, before %u)",
+			       cast ? "cast" : "map", lead, trail);
+	}
+	munmap(pages, 2 * PG);
 }
 
 TEST_F(prog, rnd_hi32_test_flag_is_refused_by_the_module)
