@@ -602,6 +602,88 @@ static bool calls_kfunc(const struct bpfa_lower_result *res, s32 id)
 	return false;
 }
 
+/* The 64-bit value of an ld_imm64 in p[0..1]. */
+static u64 ldimm64_value(const struct bpf_insn *p)
+{
+	return (u64)(u32)p[0].imm | (u64)(u32)p[1].imm << 32;
+}
+
+/*
+ * Does a constant of the program (an ld_imm64 with src_reg 0) equal the
+ * view's address?  The JIT-time rewrite finds the view's loads by that
+ * address (prog_hooks.c view_to_arena()), so such a constant would become
+ * &arena after the verifier proved it a known scalar: arithmetic the
+ * verifier never checked (attack review of d8f6911).  A constant is the
+ * user's own or an arena global's user_vm_start + off (map_extra chooses
+ * it); the ld_imm64s the verifier resolves or adds name other live objects
+ * (maps, map values, kernel symbols, BPF_PSEUDO_FUNC keeps its src_reg), so
+ * once no constant names the live view, only the view's own loads do.
+ */
+static bool constant_names_view(const struct bpf_insn *p, u32 len, const struct bpf_map *view)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (!p[i].src_reg && ldimm64_value(&p[i]) == (unsigned long)view)
+			return true;
+		i++;
+	}
+	return false;
+}
+
+/* At most this many views per load; a program whose constants name them all is refused. */
+#define VIEW_TRIES 16
+
+/*
+ * Gives the load a view no constant of the final program p[0..len) names:
+ * a new one for as long as one does.  Whatever named the old one's fd (the
+ * view loads, or a number the user guessed in an ld_imm64 or fd_array,
+ * which names the view as before) names the new one's.  A view given up
+ * stays alive through its fd in the snapshot until the load is over, so
+ * every new one has a new address, and none of them is left in the
+ * program.  0, or -errno.
+ */
+static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
+				  struct bpf_map **view, int *view_fd)
+{
+	struct bpf_map *v;
+	int tries, fd;
+	u32 i;
+
+	for (tries = 0; constant_names_view(p, len, *view); tries++) {
+		if (tries == VIEW_TRIES) {
+			prog_log(&pl->attr,
+				 "bpf_arena: the program's constants name every map view the load was given\n");
+			return -EBUSY;
+		}
+		v = arena_view_create(pl->arena);
+		if (IS_ERR(v))
+			return PTR_ERR(v);
+		fd = arena_view_new_fd(v);
+		if (fd < 0) {
+			bpf_map_put(v);
+			return fd;
+		}
+		for (i = 0; i + 1 < len; i++) {
+			if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+				continue;
+			if (p[i].src_reg == BPF_PSEUDO_MAP_FD && p[i].imm == *view_fd)
+				p[i].imm = fd;
+			i++;
+		}
+		for (i = 0; pl->fds && i < pl->fd_cnt; i++)
+			if (pl->fds[i] == *view_fd)
+				pl->fds[i] = fd;
+		/* Its fd keeps the old one alive (and its address taken) until the load ends. */
+		bpf_map_put(*view);
+		*view = v;
+		*view_fd = fd;
+	}
+	return 0;
+}
+
 /* Lowers and loads pl inside the fd snapshot; the new program's file or ERR_PTR. */
 static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *uattr)
 {
@@ -710,6 +792,9 @@ lower:
 		lres = kzalloc(sizeof(*lres), GFP_KERNEL);
 		ret = lres ? apply_loops(pl, res, &kattr, lres) : -ENOMEM;
 	}
+	if (!ret && view)
+		ret = view_no_constant_names(pl, (struct bpf_insn *)(unsigned long)kattr.insns,
+					     kattr.insn_cnt, &view, &env.view_fd);
 	if (ret)
 		goto out_infos;
 

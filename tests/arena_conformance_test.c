@@ -13,6 +13,7 @@
  *    errno and text: the table refusals[] below.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -385,6 +386,157 @@ TEST(map_fields_read_through_arena_pointer_in_a_subprogram)
 	}
 	close(prog);
 	close(fd);
+}
+
+/* ---- the view's address as a program constant ---- */
+
+/* A queue of the struct bpf_map pointers arena_view_create() returns. */
+struct view_probe {
+	int queue, prog, link;
+};
+
+static int view_probe_open(struct view_probe *vp)
+{
+	int btf_fd, id = kfunc_id("arena_view_create", &btf_fd);
+	union bpf_attr attr;
+
+	vp->queue = vp->prog = vp->link = -1;
+	if (id <= 0 || btf_fd <= 0)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_QUEUE;
+	attr.value_size = 8;
+	attr.max_entries = 256;
+	vp->queue = tb_sys_bpf(BPF_MAP_CREATE, &attr);
+	if (vp->queue < 0)
+		return -errno;
+	{
+		struct bpf_insn insns[] = {
+			LDX(BPF_DW, BPF_REG_6, BPF_REG_1, 8),	/* fexit: the return value */
+			TB_INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_6, -8, 0),
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, vp->queue),
+			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
+			TB_INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -8),
+			TB_MOV64_IMM(BPF_REG_3, 0),
+			TB_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_push_elem),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_EXIT(),
+		};
+
+		memset(&attr, 0, sizeof(attr));
+		attr.prog_type = BPF_PROG_TYPE_TRACING;
+		attr.expected_attach_type = BPF_TRACE_FEXIT;
+		attr.attach_btf_id = (__u32)id;
+		attr.attach_btf_obj_fd = (__u32)btf_fd;
+		attr.insns = (__u64)(uintptr_t)insns;
+		attr.insn_cnt = N(insns);
+		attr.license = (__u64)(uintptr_t)"GPL";
+		attr.log_buf = (__u64)(uintptr_t)log_buf;
+		attr.log_size = sizeof(log_buf);
+		attr.log_level = 1;
+		vp->prog = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+		close(btf_fd);
+		if (vp->prog < 0)
+			return -errno;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.raw_tracepoint.prog_fd = (__u32)vp->prog;
+	vp->link = tb_sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
+	return vp->link < 0 ? -errno : 0;
+}
+
+/* The views created since the last call, oldest first; their number. */
+static int view_probe_take(struct view_probe *vp, __u64 *v, int max)
+{
+	union bpf_attr attr;
+	int n = 0;
+	__u64 x;
+
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (__u32)vp->queue;
+		attr.value = (__u64)(uintptr_t)&x;
+		if (tb_sys_bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &attr))
+			return n;
+		if (n < max)
+			v[n++] = x;
+	}
+}
+
+static void view_probe_close(struct view_probe *vp)
+{
+	if (vp->link >= 0)
+		close(vp->link);
+	if (vp->prog >= 0)
+		close(vp->prog);
+	if (vp->queue >= 0)
+		close(vp->queue);
+}
+
+/*
+ * The view's address as a constant of the program (attack review of
+ * d8f6911): the JIT-time rewrite finds the view's loads by address
+ * (prog_hooks.c), so an ld_imm64 of that same value would become &arena
+ * after the verifier proved it a known constant - a value the verifier does
+ * not know, i.e. arithmetic it never checked.  The module gives such a load
+ * another view.  The test learns view addresses from an fexit program on
+ * arena_view_create() and makes the last freed one a constant of the next
+ * load, on one CPU, where the slab allocator usually hands it out again.
+ */
+TEST(view_address_as_a_constant_stays_that_constant)
+{
+	int flags = bpf_map_member_off("map_flags"), fd, prog, i, n, armed = 0;
+	struct view_probe vp;
+	__u64 views[16], a = 0;
+	cpu_set_t cpu;
+	__u32 v;
+
+	if (!on_module())
+		SKIP(return, "in-tree arena: no map view");
+	CPU_ZERO(&cpu);
+	CPU_SET(0, &cpu);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu), &cpu));
+	ASSERT_LE(0, flags);
+	ASSERT_EQ(0, view_probe_open(&vp)) TH_LOG("fexit on arena_view_create: %s", log_buf);
+	fd = tb_arena_create(4, 0, MAP_EXTRA_A);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 40; i++) {
+		struct bpf_insn insns[] = {
+			TB_LD_IMM64(BPF_REG_6, 0, a),
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_6, 0, 0),
+			RSH64_IMM(BPF_REG_0, 32),
+			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_0, 0, 0, (__s32)(a >> 32)),
+			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_7, BPF_REG_6, 0, 0),
+			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_7, 0, 0, (__s32)a),
+			TB_INSN(BPF_ALU | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_7, 0, 0),
+			TB_EXIT(),
+		};
+		struct load l = { 0 };
+
+		usleep(20000);	/* the last view is freed by a work item */
+		prog = load(insns, N(insns), &l);
+		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
+		n = view_probe_take(&vp, views, 16);
+		ASSERT_LE(1, n);
+		if (views[0] == a) {
+			armed++;
+			/* ... so the load was given another one */
+			EXPECT_LE(2, n);
+			EXPECT_NE(a, views[n - 1]);
+		}
+		ASSERT_EQ(0, run(prog, &v));
+		EXPECT_EQ(0, v) TH_LOG("constant 0x%llx came back changed (first view 0x%llx)",
+				       (unsigned long long)a, (unsigned long long)views[0]);
+		close(prog);
+		a = views[n - 1];
+	}
+	view_probe_close(&vp);
+	close(fd);
+	TH_LOG("%d of 40 loads got the constant's address as their first view", armed);
+	if (!armed)
+		SKIP(return, "the slab allocator never handed a freed view back");
 }
 
 /* The arena kfunc on the &arena pointer, read max_entries, as basic_alloc3. */
