@@ -21,8 +21,9 @@
  *  - map_type is ARRAY only for 6.1's sleepable-program allowlist
  *    (check_map_prog_compatibility()); an ARRAY-typed map that is not a
  *    bpf_array is safe because nothing the verifier or the helpers do with
- *    ARRAY looks inside it: there are no values (value_size 0, no
- *    map_direct_value_addr, no map_gen_lookup, no timer/spin lock/kptr), and
+ *    ARRAY looks inside it: there are no values (value_size 0, the
+ *    arena's map_direct_value_addr, which refuses, no map_gen_lookup, no
+ *    timer/spin lock/kptr), and
  *    ARRAY-only helpers do not exist (the type checks that cast to a
  *    subclass are PERCPU_ARRAY, PROG_ARRAY, PERF_EVENT_ARRAY, ringbuf,
  *    storage, sockmap...: not ARRAY).

@@ -108,13 +108,18 @@ static struct arena_hook hooks[NR_HOOKS] = {
  * whose prefix is what the verifier checked every use against.  Runs before
  * constant blinding; idempotent.
  *
- * src_reg is BPF_PSEUDO_MAP_FD still in the func[i] copies jit_subprogs()
- * JITs: 6.1's bpf_check() clears it (convert_pseudo_ld_imm64()) only after
- * fixup_call_args().  Matching only 0 left the view's address in every
- * subprogram's image, and the view is freed once the load ends: a read of
- * &arena's fields there read freed memory (arena_conformance_test
+ * src_reg is still set (BPF_PSEUDO_MAP_FD, or _IDX for an fd_array entry)
+ * in the func[i] copies jit_subprogs() JITs: 6.1's bpf_check() clears it
+ * (convert_pseudo_ld_imm64()) only after fixup_call_args().  Matching only
+ * 0 left the view's address in every subprogram's image, and the view is
+ * freed once the load ends: a read of &arena's fields there read freed
+ * memory (arena_conformance_test
  * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
- * pointer the module created; the JIT ignores src_reg of an ld_imm64.
+ * view's address, which nothing else in the program holds: no constant
+ * names it (prog_load.c view_no_constant_names()), the user's program may
+ * not name the view's fd (prog_load.c names_view_fd()), and what the
+ * verifier resolves names other live objects.  The JIT ignores src_reg of
+ * an ld_imm64.
  */
 static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
 {
@@ -126,7 +131,12 @@ static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_loa
 	for (i = 0; i + 1 < len; i++) {
 		if (insn[i].code != (BPF_LD | BPF_IMM | BPF_DW))
 			continue;
-		if ((!insn[i].src_reg || insn[i].src_reg == BPF_PSEUDO_MAP_FD) &&
+		/*
+		 * Every src_reg 6.1 resolves to an object and later clears
+		 * (all but BPF_PSEUDO_FUNC); never the raise's own constants
+		 * (AX: user_vm_start & ~U32_MAX, which map_extra chooses).
+		 */
+		if (insn[i].src_reg != BPF_PSEUDO_FUNC && insn[i].dst_reg != BPF_REG_AX &&
 		    ((u64)(u32)insn[i].imm | (u64)(u32)insn[i + 1].imm << 32) == from) {
 			insn[i].imm = (u32)to;
 			insn[i + 1].imm = (u32)(to >> 32);

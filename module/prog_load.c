@@ -633,6 +633,31 @@ static bool constant_names_view(const struct bpf_insn *p, u32 len, const struct 
 	return false;
 }
 
+/*
+ * Does the user's program name fd (the load's view, in the snapshot) in a map
+ * ld_imm64, directly or through fd_array?  Only the lowering's own loads may:
+ * the user's could only have guessed the number (attack review of 2079f98:
+ * an unlowered MAP_IDX of the view), and the view stands for &arena only
+ * where the lowering put it.
+ */
+static bool names_view_fd(const struct prog_load *pl, int fd)
+{
+	const struct bpf_insn *insn;
+	u32 i;
+
+	for (i = 0; i + 1 < pl->len; i++) {
+		insn = &pl->insns[i];
+		if (!is_ldimm64(insn))
+			continue;
+		i++;
+		if (!is_map_ldimm64(insn))
+			continue;
+		if ((is_idx_ldimm64(insn) ? pl_fd(pl, insn->imm) : insn->imm) == fd)
+			return true;
+	}
+	return false;
+}
+
 /* At most this many views per load; a program whose constants name them all is refused. */
 #define VIEW_TRIES 16
 
@@ -665,6 +690,12 @@ static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 
 		if (fd < 0) {
 			bpf_map_put(v);
 			return fd;
+		}
+		if (names_view_fd(pl, fd)) {
+			bpf_map_put(v);	/* its fd keeps it until the load ends */
+			prog_log(&pl->attr,
+				 "bpf_arena: the program names the fd of the load's own map view\n");
+			return -EINVAL;
 		}
 		for (i = 0; i + 1 < len; i++) {
 			if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
@@ -747,6 +778,12 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		goto out_res;
 	env.map_view = true;
 	env.view_fd = ret;
+	if (names_view_fd(pl, env.view_fd)) {
+		prog_log(&pl->attr,
+			 "bpf_arena: the program names the fd of the load's own map view\n");
+		ret = -EINVAL;
+		goto out_res;
+	}
 lower:
 	nosleep = pick_kfuncs(&pl->attr, &env);
 	ret = bpfa_lower(&env, pl->insns, pl->len, res);

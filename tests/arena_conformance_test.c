@@ -504,13 +504,15 @@ TEST(view_address_as_a_constant_stays_that_constant)
 		struct bpf_insn insns[] = {
 			TB_LD_IMM64(BPF_REG_6, 0, a),
 			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			LDX(BPF_W, BPF_REG_8, BPF_REG_1, (__s16)flags),	/* the arena's, not a view's */
+			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_8, 0, 0, BPF_F_MMAPABLE),
 			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_6, 0, 0),
 			RSH64_IMM(BPF_REG_0, 32),
 			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_0, 0, 0, (__s32)(a >> 32)),
 			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_7, BPF_REG_6, 0, 0),
 			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_7, 0, 0, (__s32)a),
 			TB_INSN(BPF_ALU | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_7, 0, 0),
+			TB_INSN(BPF_ALU | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_8, 0, 0),
 			TB_EXIT(),
 		};
 		struct load l = { 0 };
@@ -537,6 +539,59 @@ TEST(view_address_as_a_constant_stays_that_constant)
 	TH_LOG("%d of 40 loads got the constant's address as their first view", armed);
 	if (!armed)
 		SKIP(return, "the slab allocator never handed a freed view back");
+}
+
+/*
+ * Only the lowering names the load's map view: a program that names its fd
+ * (a guessed number: the snapshot gives the companion and then the view the
+ * lowest free fds) is refused, directly or through fd_array, in a
+ * subprogram too (attack review of 2079f98: an unlowered MAP_IDX of the
+ * view stayed the view in a subprogram's image, and the view is freed after
+ * the load).
+ */
+TEST(program_naming_the_view_fd_is_refused)
+{
+	int flags = bpf_map_member_off("map_flags");
+	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), lo[2], k, prog;
+
+	if (!on_module())
+		SKIP(return, "in-tree arena: no map view");
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, flags);
+	/* The two lowest free fds now: the load's companion and view. */
+	lo[0] = dup(0);
+	lo[1] = dup(0);
+	ASSERT_LE(0, lo[0]);
+	ASSERT_LE(0, lo[1]);
+	close(lo[0]);
+	close(lo[1]);
+	for (k = 0; k < 2; k++) {
+		int fds[1] = { lo[1] };
+		struct bpf_insn insns[] = {
+			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 4),	/* to 5 */
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			LDX(BPF_W, BPF_REG_1, BPF_REG_1, (__s16)flags),
+			TB_EXIT(),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, lo[1]),	/* 6 */
+			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			TB_EXIT(),
+		};
+		struct load l = { .fd_array = k ? fds : NULL };
+
+		if (k) {	/* fd_array[0] instead */
+			insns[6].src_reg = BPF_PSEUDO_MAP_IDX;
+			insns[6].imm = 0;
+		}
+
+		prog = load(insns, N(insns), &l);
+		EXPECT_EQ(-EINVAL, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
+		EXPECT_NE(NULL, strstr(log_buf, "names the fd of the load's own map view"))
+			TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
+		if (prog >= 0)
+			close(prog);
+	}
+	close(fd);
 }
 
 /* The arena kfunc on the &arena pointer, read max_entries, as basic_alloc3. */
