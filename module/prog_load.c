@@ -663,12 +663,11 @@ static bool names_view_fd(const struct prog_load *pl, int fd)
 
 /*
  * Gives the load a view no constant of the final program p[0..len) names:
- * a new one for as long as one does.  Whatever named the old one's fd (the
- * view loads, or a number the user guessed in an ld_imm64 or fd_array,
- * which names the view as before) names the new one's.  A view given up
- * stays alive through its fd in the snapshot until the load is over, so
- * every new one has a new address, and none of them is left in the
- * program.  0, or -errno.
+ * a new one for as long as one does, whose fd the lowering's view loads
+ * then name (the user's program names no view fd: names_view_fd()).  A
+ * view given up stays alive through its fd in the snapshot until the load
+ * is over, so every new one has a new address, and none of them is left in
+ * the program.  0, or -errno.
  */
 static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
 				  struct bpf_map **view, int *view_fd)
@@ -695,7 +694,7 @@ static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 
 			bpf_map_put(v);	/* its fd keeps it until the load ends */
 			prog_log(&pl->attr,
 				 "bpf_arena: the program names the fd of the load's own map view\n");
-			return -EINVAL;
+			return -EBADF;
 		}
 		for (i = 0; i + 1 < len; i++) {
 			if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
@@ -704,9 +703,6 @@ static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 
 				p[i].imm = fd;
 			i++;
 		}
-		for (i = 0; pl->fds && i < pl->fd_cnt; i++)
-			if (pl->fds[i] == *view_fd)
-				pl->fds[i] = fd;
 		/* Its fd keeps the old one alive (and its address taken) until the load ends. */
 		bpf_map_put(*view);
 		*view = v;
@@ -781,7 +777,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 	if (names_view_fd(pl, env.view_fd)) {
 		prog_log(&pl->attr,
 			 "bpf_arena: the program names the fd of the load's own map view\n");
-		ret = -EINVAL;
+		ret = -EBADF;	/* 6.1's answer: in the caller's own table the fd is free */
 		goto out_res;
 	}
 lower:
