@@ -18,9 +18,11 @@
 #include <linux/irq_work.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <linux/bpf_arena.h>
 
+#include "arena_payer.h"
 #include "arena_stats.h"
 
 /* Upstream's guard: 32 KiB below and above, covering the s16 insn offset. */
@@ -99,12 +101,12 @@ struct bpf_arena {
 	bool work_ready;
 	bool tables_ready;	/* page tables of the whole user range exist */
 	/*
-	 * PMD-sized blocks of the window whose PTE page arena_populate_tables()
-	 * made (arena->lock): kernel page tables are not freed while the window
-	 * lives (arena_mem_free() unhooks them at the end), so a block set here
-	 * needs no walk to populate again.
+	 * PMD-sized blocks of the window whose PTE page exists (arena->lock,
+	 * and plock to clear), and who paid for the ones charged
+	 * (arena_tables.c).
 	 */
 	DECLARE_BITMAP(table_blocks, ARENA_TABLE_BLOCKS);
+	struct xarray table_payers;
 	atomic64_t nosleep_allocs;	/* pages mapped by the non-sleepable kfuncs */
 	atomic64_t nosleep_fails;	/* non-sleepable allocations that returned NULL */
 	atomic64_t nosleep_direct;	/* of those pages, allocated with GFP_NOWAIT */
@@ -117,23 +119,12 @@ struct bpf_arena {
 	 * Arenas created through /dev/bpf_arena (any device-group member, no
 	 * capability): counted against the per-user and global caps (chardev.c,
 	 * on dev_node while dev_counted, under dev_uid = the creator's real
-	 * uid) and allocated without invoking the OOM killer.  Their pages are
-	 * also charged to the creator's RLIMIT_MEMLOCK, as io_uring does:
-	 * memlock_user's locked_vm against memlock_limit (pages, the limit at
-	 * creation); memlock_user is NULL when not charged (bpf() arenas,
-	 * creators with CAP_IPC_LOCK).  memlock_user is memlock_cred->user, kept
-	 * alive by the reference on the creator's cred: free_uid() is not
-	 * exported by every 6.1 ABI (6.1.0-47 has no export, 6.1.0-57 has), and
-	 * put_cred() is.
+	 * uid).  Who pays for pages does not depend on this (arena_payer.h).
 	 */
 	bool dev;
 	bool dev_counted;
 	kuid_t dev_uid;
 	struct list_head dev_node;
-	struct user_struct *memlock_user;
-	const struct cred *memlock_cred;
-	unsigned long memlock_limit;
-	unsigned long memlock_warned;	/* bit 0: the limit was reported */
 	/*
 	 * Every user mapping of the arena uses this file, so all of them sit
 	 * in one address_space and a free zaps them with unmap_mapping_range().
@@ -182,7 +173,7 @@ int arena_check_attr(const union bpf_attr *attr, bool need_cap);
 /*
  * A new arena with refcnt 1 (the caller's); published with an id.
  * need_cap false is the device path: the arena is counted against the caps
- * (-EMFILE/-ENFILE) and its pages are charged to the creator's memlock limit.
+ * (-EMFILE/-ENFILE).
  */
 struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap);
 /* Copies a bpf object name, as bpf_obj_name_cpy() checks it (-EINVAL). */
@@ -197,16 +188,24 @@ int arena_map_create(const union bpf_attr *attr);
 
 /* arena_mem.c: pages.  Callers must not hold arena->lock. */
 u64 arena_page_cnt_max(const struct bpf_arena *arena);
-/* Allocates page_cnt pages at user address uaddr (0 = anywhere); *out = uaddr. */
+/*
+ * Allocates page_cnt pages at user address uaddr (0 = anywhere); *out =
+ * uaddr.  payer: who pays (a device handle's opener), NULL for a kfunc.
+ */
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
-		       int node_id, u64 *out);
+		       int node_id, struct arena_payer *payer, u64 *out);
 /* Frees the allocated pages in the range; returns how many were freed. */
 long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
-/* Allocates the missing pages of the range; returns how many. */
-long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
-/* The page backing page offset pgoff, allocating it if allowed (fault path). */
+/* Allocates the missing pages of the range, paid by payer; returns how many. */
+long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+		    struct arena_payer *payer);
+/*
+ * The page backing page offset pgoff with a reference for the user PTE;
+ * a missing page is allocated, paid by payer, only if may_alloc (fault path).
+ */
 struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
-			      unsigned long uaddr);
+			      unsigned long uaddr, struct arena_payer *payer,
+			      bool may_alloc);
 int arena_mem_init(struct bpf_arena *arena);
 /* Reserves [uaddr, +page_cnt) without pages, as upstream's 6.17 kfunc; any context. */
 int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
@@ -250,11 +249,24 @@ bool arena_node_ok(int node_id);
 /* Mark a free run used (fixed / first fit); plock held. */
 bool arena_range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n);
 bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n);
-struct page *arena_page_alloc(struct bpf_arena *arena, int node_id);
-int arena_charge(struct bpf_arena *arena, unsigned long n);
-void arena_uncharge(struct bpf_arena *arena, unsigned long n);
-/* Page tables of the window for [kaddr, +n pages) (sleeps); 0 or -ENOMEM. */
-int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n);
+/*
+ * A zeroed page charged to payer's memcg, never invoking the OOM killer;
+ * with no payer (kfuncs), to the creator's memcg as upstream.
+ */
+struct page *arena_page_alloc(struct bpf_arena *arena, int node_id,
+			      struct arena_payer *payer);
+/*
+ * arena_tables.c: the window's kernel page tables.  Makes those of [kaddr,
+ * +n pages), charged to payer (NULL: the creator's memcg); arena->lock held,
+ * sleeps; 0 or -ENOMEM.
+ */
+int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n,
+			  struct arena_payer *payer);
+/* Frees the tables of the blocks of [pgoff, +n) left with no page; arena->lock held. */
+void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned long n);
+void arena_tables_init(struct bpf_arena *arena);
+/* Frees every table of the window; from the arena's destruction. */
+void arena_tables_free(struct bpf_arena *arena);
 
 /*
  * companion.c: what arena programs name instead of the arena map.  Both
@@ -294,8 +306,18 @@ void arena_dev_unaccount(struct bpf_arena *arena);
 /* arena_vm.c: user mappings. */
 int arena_vm_init(struct bpf_arena *arena);
 void arena_vm_free(struct bpf_arena *arena);
-/* Checks and installs a user mapping; the caller did the generic checks. */
-int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma);
+/* Whether a fault of a mapping may allocate the missing page. */
+enum arena_fault_alloc {
+	ARENA_FAULT_NOALLOC,		/* never: SIGSEGV (no write right) */
+	ARENA_FAULT_ALLOC_UNLESS_FROZEN,	/* while the arena is not frozen */
+	ARENA_FAULT_ALLOC,		/* always, as upstream's map fd mappings */
+};
+/*
+ * Checks and installs a user mapping; the caller did the generic checks.
+ * Faults through it are paid by payer (the mapping holds a reference).
+ */
+int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma,
+	       struct arena_payer *payer, enum arena_fault_alloc alloc);
 /*
  * Picks the user address of a mapping as upstream's get_unmapped_area:
  * start/end are the arena's fixed range, or 0 before the first mapping.

@@ -144,12 +144,6 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 		err = arena_dev_account(arena);
 		if (err)
 			goto free;
-		/* As io_uring: CAP_IPC_LOCK may lock memory without limit. */
-		if (!ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK)) {
-			arena->memlock_cred = get_current_cred();
-			arena->memlock_user = arena->memlock_cred->user;
-			arena->memlock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-		}
 	}
 
 	err = arena_copy_name(map->name, attr->map_name, sizeof(attr->map_name));
@@ -243,13 +237,24 @@ static void arena_map_free(struct bpf_map *map)
 
 static int arena_map_mmap(struct bpf_map *map, struct vm_area_struct *vma)
 {
+	struct arena_payer *payer;
+	int err;
+
 	/*
 	 * bpf_map_mmap() counted a writable mapping in writecnt; our vm_ops
 	 * replace the ones that would uncount it, exactly as upstream's arena
 	 * does, so an arena once mapped writable can never be frozen (EBUSY),
-	 * as on 6.12.
+	 * as on 6.12.  bpf_map_mmap() also required VM_SHARED, which do_mmap()
+	 * leaves only on a file opened for writing: the mapping has the write
+	 * right.  Its faults are paid by the process that maps it (the fd may
+	 * have come from a device user: /dev/bpf_arena's MAP_FD).
 	 */
-	return arena_mmap(to_arena(map), vma);
+	payer = arena_payer_new();
+	if (!payer)
+		return -ENOMEM;
+	err = arena_mmap(to_arena(map), vma, payer, ARENA_FAULT_ALLOC);
+	arena_payer_put(payer);
+	return err;
 }
 
 static void *arena_map_lookup_elem(struct bpf_map *map, void *key)

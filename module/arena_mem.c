@@ -50,6 +50,7 @@ int arena_mem_init(struct bpf_arena *arena)
 	mutex_init(&arena->lock);
 	raw_spin_lock_init(&arena->plock);
 	arena->plock_owner = -1;
+	arena_tables_init(arena);
 	arena_nosleep_init(arena);
 	if (!mem_cgroup_disabled())
 		arena->memcg = get_mem_cgroup_from_mm(current->mm);
@@ -97,53 +98,23 @@ bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned l
 	return true;
 }
 
-/*
- * Charges n pages of a device arena to its creator's RLIMIT_MEMLOCK, as
- * io_uring's __io_account_mem() (the limit is the creator's, read at
- * creation: pages are also allocated by faults of other processes and by
- * BPF programs).  0 or -ENOMEM, reported once per arena.
- */
-int arena_charge(struct bpf_arena *arena, unsigned long n)
-{
-	struct user_struct *user = arena->memlock_user;
-	unsigned long cur, new;
-
-	if (!user)
-		return 0;
-	cur = atomic_long_read(&user->locked_vm);
-	do {
-		new = cur + n;
-		if (new < cur || new > arena->memlock_limit) {
-			if (!test_and_set_bit(0, &arena->memlock_warned))
-				pr_warn_ratelimited("arena %u of uid %u: %lu more pages would exceed the creator's RLIMIT_MEMLOCK (%lu of %lu pages in use): ENOMEM\n",
-						    arena->map.id,
-						    from_kuid_munged(&init_user_ns, user->uid),
-						    n, cur, arena->memlock_limit);
-			return -ENOMEM;
-		}
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
-	return 0;
-}
-
-void arena_uncharge(struct bpf_arena *arena, unsigned long n)
-{
-	if (arena->memlock_user && n)
-		atomic_long_sub(n, &arena->memlock_user->locked_vm);
-}
-
-struct page *arena_page_alloc(struct bpf_arena *arena, int node_id)
+struct page *arena_page_alloc(struct bpf_arena *arena, int node_id,
+			      struct arena_payer *payer)
 {
 	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT;
-	struct mem_cgroup *old;
+	struct mem_cgroup *old, *memcg = arena->memcg;
 	struct page *page;
 
 	/*
-	 * Nobody owns a device arena's pages, so no OOM kill can free them:
-	 * fail instead of invoking the global or the memcg OOM killer.
+	 * User space caused this page: no OOM kill (global or memcg) could
+	 * free it, since nobody's RSS holds it, so fail instead; the payer's
+	 * memcg limits it.
 	 */
-	if (arena->dev)
+	if (payer) {
 		gfp |= __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
-	old = set_active_memcg(arena->memcg);
+		memcg = payer->memcg;
+	}
+	old = set_active_memcg(memcg);
 	page = alloc_pages_node(node_id, gfp, 0);
 	set_active_memcg(old);
 	return page;
@@ -196,43 +167,6 @@ static void kern_flush(unsigned long kaddr, unsigned int n)
 	if (!n)
 		return;
 	ksyms.flush_tlb_kernel_range(kaddr, kaddr + ((unsigned long)n << PAGE_SHIFT));
-}
-
-static int noop_pte_cb(pte_t *pte, unsigned long addr, void *data)
-{
-	return 0;
-}
-
-static unsigned long table_block(const struct bpf_arena *arena, unsigned long kaddr)
-{
-	return (kaddr >> PMD_SHIFT) - ((unsigned long)arena->kern_vm->addr >> PMD_SHIFT);
-}
-
-/*
- * Makes the page tables of n pages at kaddr (in the window) exist;
- * arena->lock held.  A walk of the page tables costs about as much as the
- * mapping itself, so blocks made once are remembered (table_blocks).  That
- * needs the PTE pages to stay for the arena's life, since kern_map() runs
- * under plock and must not allocate: 6.1's vunmap only clears PTEs;
- * pmd_free_pte_page() runs only for a huge mapping covering a whole 2 MiB
- * block, and every block of the window meets this area, which no other
- * mapping covers; a neighbouring arena's teardown unhooks only blocks wholly
- * inside its own area (unhook_window_pte_pages()), and ours runs last.
- */
-int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned long n)
-{
-	unsigned long first = table_block(arena, kaddr);
-	unsigned long last = table_block(arena, kaddr + (n << PAGE_SHIFT) - 1);
-	int ret;
-
-	lockdep_assert_held(&arena->lock);
-	if (last < ARENA_TABLE_BLOCKS &&
-	    find_next_zero_bit(arena->table_blocks, last + 1, first) > last)
-		return 0;
-	ret = apply_to_page_range(ksyms.init_mm, kaddr, n << PAGE_SHIFT, noop_pte_cb, NULL);
-	if (!ret && last < ARENA_TABLE_BLOCKS)
-		bitmap_set(arena->table_blocks, first, last - first + 1);
-	return ret;
 }
 
 /*
@@ -312,7 +246,7 @@ bool arena_node_ok(int node_id)
 #define SMALL_PAGES	16U
 
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
-		       int node_id, u64 *out)
+		       int node_id, struct arena_payer *payer, u64 *out)
 {
 	u64 page_cnt_max = arena_page_cnt_max(arena);
 	unsigned long pgoff = 0, flags, kaddr;
@@ -338,7 +272,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			return -ERANGE;
 	}
 
-	ret = arena_charge(arena, page_cnt);
+	ret = arena_payer_charge(payer, page_cnt, arena->map.id);
 	if (ret)
 		return ret;
 	pages = small;
@@ -347,7 +281,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	else
 		pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
 	if (!pages) {
-		arena_uncharge(arena, page_cnt);
+		arena_payer_uncharge(payer, page_cnt);
 		return -ENOMEM;
 	}
 
@@ -366,7 +300,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	 * unmaps it after us, as if the free had come after this allocation.
 	 */
 	for (i = 0; i < page_cnt; i++) {
-		pages[i] = arena_page_alloc(arena, node_id);
+		pages[i] = arena_page_alloc(arena, node_id, payer);
 		if (!pages[i]) {
 			ret = -ENOMEM;
 			goto out_free;
@@ -374,7 +308,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	}
 	uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
 	kaddr = arena_kaddr(arena, uaddr32);
-	ret = arena_populate_tables(arena, kaddr, page_cnt);
+	ret = arena_populate_tables(arena, kaddr, page_cnt, payer);
 	if (ret)
 		goto out_free;
 	flags = arena_plock(arena);
@@ -387,6 +321,8 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		goto out_free;
 	}
 	arena_punlock(arena, flags);
+	for (i = 0; i < page_cnt; i++)
+		arena_page_attach_payer(pages[i], payer);
 	atomic64_add(page_cnt, &arena->pages);
 	atomic64_add(page_cnt, &arena->kern_allocs);
 	mutex_unlock(&arena->lock);
@@ -402,11 +338,12 @@ out_free:
 	bitmap_clear(arena->used, pgoff, page_cnt);
 	bitmap_clear(arena->freeing, pgoff, page_cnt);
 	arena_punlock(arena, flags);
+	arena_trim_tables(arena, pgoff, page_cnt);
 out_unlock:
 	mutex_unlock(&arena->lock);
 	if (pages != small)
 		kvfree(pages);
-	arena_uncharge(arena, page_cnt);
+	arena_payer_uncharge(payer, page_cnt);
 	return ret;
 }
 
@@ -430,7 +367,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 {
 	struct page **pages, *small[SMALL_PAGES];
 	unsigned int i, nr, n, batch, done;
-	unsigned long pgoff, flags, kaddr;
+	unsigned long pgoff, pgoff0, flags, kaddr;
 	u64 full_uaddr, uaddr_end;
 	long total = 0;
 	u32 uaddr32;
@@ -445,7 +382,8 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	if (full_uaddr >= uaddr_end)
 		return 0;
 	page_cnt = (uaddr_end - full_uaddr) >> PAGE_SHIFT;
-	pgoff = arena_compute_pgoff(arena, uaddr32);
+	pgoff0 = arena_compute_pgoff(arena, uaddr32);
+	pgoff = pgoff0;
 	kaddr = arena_kaddr(arena, uaddr32);
 
 	/*
@@ -479,11 +417,13 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		arena_punlock(arena, flags);
 		atomic64_sub(nr, &arena->pages);
 		atomic64_add(nr, &arena->kern_frees);
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
+			arena_page_release_payer(pages[i]);
 			__free_page(pages[i]);
-		arena_uncharge(arena, nr);
+		}
 		total += nr;
 	}
+	arena_trim_tables(arena, pgoff0, page_cnt);
 	mutex_unlock(&arena->lock);
 	if (pages != small)
 		kvfree(pages);
@@ -590,12 +530,15 @@ static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned i
 		bitmap_clear(arena->freeing, s, n);
 	}
 	arena_punlock(arena, flags);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
+		arena_page_release_payer(pages[i]);
 		arena_pool_recycle(arena, pages[i]);
+	}
+	for (i = 0; i < nruns; i++)
+		arena_trim_tables(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
 	atomic64_sub(nr, &arena->pages);
 	atomic64_add(nr, &arena->kern_frees);
 	atomic64_add(nr, &arena->deferred_frees);
-	arena_uncharge(arena, nr);
 }
 
 /*
@@ -661,7 +604,8 @@ void arena_unmap_freeing(struct bpf_arena *arena)
  * it cannot be had.
  */
 static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
-				       u32 uaddr32, bool *allocated)
+				       u32 uaddr32, struct arena_payer *payer,
+				       bool *allocated)
 {
 	unsigned long kaddr = arena_kaddr(arena, uaddr32), flags;
 	struct page *page, *fresh;
@@ -675,10 +619,10 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 	arena_punlock(arena, flags);
 	if (page || busy)
 		return page;
-	if (arena_charge(arena, 1))
+	if (arena_payer_charge(payer, 1, arena->map.id))
 		return NULL;
-	fresh = arena_page_alloc(arena, NUMA_NO_NODE);
-	if (!fresh || arena_populate_tables(arena, kaddr, 1))
+	fresh = arena_page_alloc(arena, NUMA_NO_NODE, payer);
+	if (!fresh || arena_populate_tables(arena, kaddr, 1, payer))
 		goto uncharge;
 	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
@@ -692,17 +636,20 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 	}
 	arena_punlock(arena, flags);
 	if (*allocated) {
+		arena_page_attach_payer(page, payer);
 		atomic64_inc(&arena->pages);
 		return page;
 	}
 uncharge:
 	if (fresh)
 		__free_page(fresh);
-	arena_uncharge(arena, 1);
+	arena_payer_uncharge(payer, 1);
+	arena_trim_tables(arena, pgoff, 1);
 	return page;
 }
 
-long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
+long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+		    struct arena_payer *payer)
 {
 	u64 page_cnt_max = arena_page_cnt_max(arena);
 	unsigned long pgoff;
@@ -724,7 +671,7 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	for (i = 0; i < page_cnt; i++) {
 		u32 uaddr32 = (u32)(uaddr + ((u64)i << PAGE_SHIFT));
 
-		if (!arena_get_or_alloc(arena, pgoff + i, uaddr32, &allocated)) {
+		if (!arena_get_or_alloc(arena, pgoff + i, uaddr32, payer, &allocated)) {
 			done = -ENOMEM;
 			break;
 		}
@@ -751,22 +698,26 @@ static bool arena_freeing(struct bpf_arena *arena, pgoff_t pgoff)
 }
 
 struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
-			      unsigned long uaddr)
+			      unsigned long uaddr, struct arena_payer *payer,
+			      bool may_alloc)
 {
 	unsigned long kaddr = arena_kaddr(arena, (u32)uaddr), flags;
 	struct page *page;
 	bool allocated;
 
 	mutex_lock(&arena->lock);
-	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT) {
-		/* User space asked for SIGSEGV on pages BPF did not allocate. */
+	if (!may_alloc || (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)) {
+		/*
+		 * User space asked for SIGSEGV on pages BPF did not allocate,
+		 * or the mapping may not allocate (no write right, frozen).
+		 */
 		flags = arena_plock(arena);
 		page = vmalloc_to_page((void *)kaddr);
 		if (page)
 			get_page(page);	/* the user PTE's reference */
 		arena_punlock(arena, flags);
 	} else {
-		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
+		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer, &allocated);
 		if (!page && arena_freeing(arena, pgoff)) {
 			/*
 			 * A non-sleepable free (or a failed allocation's tail)
@@ -775,7 +726,8 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 			 * than fail a fault the free will make good.
 			 */
 			arena_unmap_freeing_page(arena, pgoff);
-			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, &allocated);
+			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer,
+						  &allocated);
 		}
 		if (page && allocated)
 			atomic64_inc(&arena->user_faults);
@@ -797,78 +749,11 @@ static int free_pte_cb(pte_t *pte, unsigned long addr, void *data)
 	unsigned long *nr = data;
 
 	if (!pte_none(old)) {
+		arena_page_release_payer(pte_page(old));
 		__free_page(pte_page(old));
 		(*nr)++;
 	}
 	return 0;
-}
-
-/* The PMD entry of a kernel address, or NULL where a level above is empty. */
-static pmd_t *kernel_pmd(unsigned long addr)
-{
-	pgd_t *pgd = pgd_offset_pgd(ksyms.init_mm->pgd, addr);
-	p4d_t *p4d;
-	pud_t *pud;
-
-	if (pgd_none(*pgd) || pgd_bad(*pgd))
-		return NULL;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none(*p4d) || p4d_bad(*p4d))
-		return NULL;
-	pud = pud_offset(p4d, addr);
-	if (pud_none(*pud) || pud_leaf(*pud) || pud_bad(*pud))
-		return NULL;
-	return pmd_offset(pud, addr);
-}
-
-static bool pte_page_empty(pte_t *ptes)
-{
-	int i;
-
-	for (i = 0; i < PTRS_PER_PTE; i++)
-		if (!pte_none(ptes[i]))
-			return false;
-	return true;
-}
-
-/*
- * Unhooks the PTE pages that map nothing but this window onto @tables:
- * those of the 2 MiB blocks wholly inside the vm area (its guard page
- * included, so no other vmalloc area shares them; the block holding the
- * area's end may be shared and stays).  Linux never frees vmalloc page
- * tables (vunmap only clears PTEs): without this, every window created at an
- * address not used before left up to 8 MiB of PTE pages that no memory
- * cgroup is charged for (2048 blocks of 4 GiB), which creating, touching and
- * destroying arenas grew (arena_window_tables_test).  The PMD pages (five a
- * window) stay, as they do for every vmalloc user.
- *
- * Only when nothing can walk the window: no user mapping, no program, no
- * work item; every PTE already cleared (a page with a PTE left stays: it is
- * not ours to drop).  The caller flushes the TLB, which also drops the CPUs'
- * cached PMD entries, before it frees the pages, as the kernel's own
- * pmd_free_pte_page() does.  Like that function, this takes no lock a
- * lockless walker of kernel page tables would see: ptdump (debugfs, root,
- * off in Debian's config) could follow a PMD into a page being freed.
- */
-static void unhook_window_pte_pages(struct vm_struct *vm, struct list_head *tables)
-{
-	unsigned long addr = ALIGN((unsigned long)vm->addr, PMD_SIZE);
-	unsigned long end = ALIGN_DOWN((unsigned long)vm->addr + vm->size, PMD_SIZE);
-
-	for (; addr < end; addr += PMD_SIZE) {
-		pmd_t *pmd = kernel_pmd(addr);
-		struct page *table;
-
-		cond_resched();	/* 2048 blocks of 512 entries */
-
-		if (!pmd || pmd_none(*pmd) || pmd_leaf(*pmd) || pmd_bad(*pmd))
-			continue;
-		if (!pte_page_empty(pte_offset_kernel(pmd, addr)))
-			continue;
-		table = pmd_page(*pmd);
-		pmd_clear(pmd);
-		list_add(&table->lru, tables);
-	}
 }
 
 void arena_mem_free(struct bpf_arena *arena)
@@ -876,9 +761,6 @@ void arena_mem_free(struct bpf_arena *arena)
 	unsigned long nr = 0;
 
 	if (arena->kern_vm) {
-		struct page *table, *next;
-		LIST_HEAD(tables);
-
 		/*
 		 * No user mapping and no program is left: free every page
 		 * still mapped in the window, the page tables that map only
@@ -886,32 +768,11 @@ void arena_mem_free(struct bpf_arena *arena)
 		 */
 		apply_to_existing_page_range(ksyms.init_mm, (unsigned long)arena->kern_vm->addr,
 					     ARENA_KERN_VM_SZ, free_pte_cb, &nr);
-		unhook_window_pte_pages(arena->kern_vm, &tables);
-		ksyms.flush_tlb_kernel_range((unsigned long)arena->kern_vm->addr,
-					     (unsigned long)arena->kern_vm->addr +
-					     arena->kern_vm->size);
-		list_for_each_entry_safe(table, next, &tables, lru) {
-			list_del(&table->lru);
-			/*
-			 * As ___pte_free_tlb() does: Xen PV (Debian's kernel
-			 * runs as a PV guest) made the table read-only and
-			 * pinned it when pmd_populate_kernel() hooked it;
-			 * freed without this, the next owner of the page
-			 * faults writing it.  A no-op on bare metal and KVM.
-			 */
-			paravirt_release_pte(page_to_pfn(table));
-			pte_free_kernel(ksyms.init_mm, page_address(table));
-		}
+		arena_tables_free(arena);
 		free_vm_area(arena->kern_vm);
 		arena->kern_vm = NULL;
 	}
 	kvfree(arena->used);
 	if (arena->memcg)
 		mem_cgroup_put(arena->memcg);
-	if (arena->memlock_user) {
-		arena_uncharge(arena, nr);
-		arena->memlock_user = NULL;
-		put_cred(arena->memlock_cred);
-		arena->memlock_cred = NULL;
-	}
 }

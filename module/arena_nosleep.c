@@ -124,7 +124,7 @@ static void pool_refill(struct bpf_arena *arena)
 	arena_punlock(arena, flags);
 	while (budget--) {
 		/* Zeroed, charged to the arena's memcg; may reclaim. */
-		page = arena_page_alloc(arena, NUMA_NO_NODE);
+		page = arena_page_alloc(arena, NUMA_NO_NODE, NULL);
 		if (!page)
 			return;
 		flags = arena_plock(arena);
@@ -251,7 +251,7 @@ int arena_pool_enable(struct bpf_arena *arena)
 	if (!arena->tables_ready) {
 		/* size/512 bytes of page tables: mapping then never allocates. */
 		err = arena_populate_tables(arena, arena_kaddr(arena, (u32)arena->user_vm_start),
-					    arena_page_cnt_max(arena));
+					    arena_page_cnt_max(arena), NULL);
 		if (err)
 			goto out;
 		flags = arena_plock(arena);
@@ -497,7 +497,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 				 .extra = LIST_HEAD_INIT(m.extra) };
 	unsigned long pgoff = 0, flags, kaddr;
 	unsigned int shortfall;
-	bool low, ok, charged;
+	bool low, ok;
 	u64 page_cnt_max;
 	u32 uaddr32;
 	long ret;
@@ -519,11 +519,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		if (pgoff > page_cnt_max - page_cnt)
 			return -ERANGE;
 	}
-	/* Reclaimed pages are charged already: a failed charge may still reclaim. */
-	charged = !arena_charge(arena, page_cnt);
 	if (!arena_plock_nosleep(arena, &flags)) {
-		if (charged)
-			arena_uncharge(arena, page_cnt);
 		ret = -EBUSY;
 		goto fail;
 	}
@@ -536,18 +532,11 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	 */
 	if (reclaim_freeing(arena, page_cnt, uaddr != 0, &pgoff)) {
 		arena_punlock(arena, flags);
-		if (charged)
-			arena_uncharge(arena, page_cnt);
 		atomic64_add(page_cnt, &arena->nosleep_allocs);
 		atomic64_add(page_cnt, &arena->nosleep_reclaims);
 		uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
 		*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 		return 0;
-	}
-	if (!charged) {
-		arena_punlock(arena, flags);
-		ret = -ENOMEM;
-		goto fail;
 	}
 	shortfall = m.gfp ? pool_shortfall(arena, page_cnt) : 0;
 	if (shortfall) {
@@ -555,7 +544,6 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		nosleep_prealloc(&m, shortfall);
 		if (!arena_plock_nosleep(arena, &flags)) {
 			nosleep_free_extra(&m);
-			arena_uncharge(arena, page_cnt);
 			ret = -EBUSY;
 			goto fail;
 		}
@@ -566,7 +554,6 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		      arena_range_alloc(arena, &pgoff, page_cnt));
 	if (!ok) {
 		arena_punlock(arena, flags);
-		arena_uncharge(arena, page_cnt);
 		ret = uaddr ? -EBUSY : -ENOMEM;
 		goto fail;
 	}
@@ -579,13 +566,12 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		/*
 		 * Out of pages (or page tables missing: no pool_enable()).
 		 * Whatever got mapped is freed the deferred way; the worker
-		 * releases the whole range and uncharges the mapped pages.
+		 * releases the whole range.
 		 */
 		bitmap_set(arena->freeing, pgoff, page_cnt);
 		pool_grow(arena, page_cnt);
 		arena_punlock(arena, flags);
 		atomic64_add(m.mapped, &arena->pages);
-		arena_uncharge(arena, page_cnt - m.mapped);
 		irq_work_queue(&arena->kick);
 		ret = -ENOMEM;
 		goto fail;

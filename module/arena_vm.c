@@ -7,7 +7,12 @@
  * file is switched to one private file per arena.  All mappings of an arena
  * then share that file's address_space, so a free zaps them all with
  * unmap_mapping_range() under i_mmap_rwsem, without touching any mm's lock.
- * Each VMA holds a reference on the arena map.
+ * Each VMA holds a reference on the arena map and one on its payer
+ * (vm_private_data, arena_payer.h), who pays for the pages its faults
+ * allocate.  Whether a fault may allocate is the mapping's kind (its vm_ops):
+ * a map fd's mapping always may, as upstream's (a map fd that maps has the
+ * write right: bpf_map_mmap() requires VM_SHARED); a device mapping only
+ * with the handle's write right, which a frozen arena takes away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,6 +123,7 @@ static void arena_vm_open(struct vm_area_struct *vma)
 	struct bpf_arena *arena = vma->vm_file->private_data;
 
 	bpf_map_inc(&arena->map);
+	arena_payer_get(vma->vm_private_data);
 	atomic64_inc(&arena->mapped_vmas);
 }
 
@@ -126,16 +132,23 @@ static void arena_vm_close(struct vm_area_struct *vma)
 	struct bpf_arena *arena = vma->vm_file->private_data;
 
 	atomic64_dec(&arena->mapped_vmas);
+	arena_payer_put(vma->vm_private_data);
 	bpf_map_put(&arena->map);
 }
+
+static const struct vm_operations_struct arena_vm_ops, arena_vm_ops_unless_frozen;
 
 static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
 {
 	struct bpf_arena *arena = vmf->vma->vm_file->private_data;
+	const struct vm_operations_struct *ops = vmf->vma->vm_ops;
+	bool may_alloc = ops == &arena_vm_ops ||
+			 (ops == &arena_vm_ops_unless_frozen && !READ_ONCE(arena->map.frozen));
 	struct page *page;
 
 	arena_stat_inc(arena, faults);
-	page = arena_fault_page(arena, vmf->pgoff, vmf->address);
+	page = arena_fault_page(arena, vmf->pgoff, vmf->address,
+				vmf->vma->vm_private_data, may_alloc);
 	if (!page) {
 		arena_stat_inc(arena, faults_segv);
 		return VM_FAULT_SIGSEGV;
@@ -163,7 +176,24 @@ static const struct vm_operations_struct arena_vm_ops = {
 	.mremap = arena_vm_mremap,
 };
 
-int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma)
+static const struct vm_operations_struct arena_vm_ops_unless_frozen = {
+	.open = arena_vm_open,
+	.close = arena_vm_close,
+	.fault = arena_vm_fault,
+	.may_split = arena_vm_may_split,
+	.mremap = arena_vm_mremap,
+};
+
+static const struct vm_operations_struct arena_vm_ops_noalloc = {
+	.open = arena_vm_open,
+	.close = arena_vm_close,
+	.fault = arena_vm_fault,
+	.may_split = arena_vm_may_split,
+	.mremap = arena_vm_mremap,
+};
+
+int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma,
+	       struct arena_payer *payer, enum arena_fault_alloc alloc)
 {
 	int err = 0;
 
@@ -186,8 +216,10 @@ int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma)
 	}
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTCOPY;
 	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_ops = &arena_vm_ops;
-	vma->vm_private_data = arena;
+	vma->vm_ops = alloc == ARENA_FAULT_ALLOC ? &arena_vm_ops :
+		      alloc == ARENA_FAULT_ALLOC_UNLESS_FROZEN ? &arena_vm_ops_unless_frozen :
+		      &arena_vm_ops_noalloc;
+	vma->vm_private_data = payer;
 	vma_set_file(vma, arena->vm_file);
 	arena_vm_open(vma);
 out:

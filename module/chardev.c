@@ -12,8 +12,11 @@
  *   map fd's mode (FMODE_CAN_READ/WRITE, as map_get_sys_perms()), and a
  *   frozen arena refuses writes, as bpf map fds do;
  * - arenas created here are capped per user and globally (each reserves
- *   4 GiB of kernel address space) and their pages are charged to the
- *   creator's RLIMIT_MEMLOCK (arena_mem.c).
+ *   4 GiB of kernel address space);
+ * - every page a handle causes (ioctl, or a fault of a mapping made through
+ *   it), whatever created its arena, is paid by the handle's opener
+ *   (arena_payer.h): RLIMIT_MEMLOCK, memcg, no OOM killer;
+ * - a mapping made without the write right never allocates.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -153,6 +156,7 @@ struct arena_handle {
 	 */
 	unsigned int rights;
 	union bpf_attr attr;		/* configuration until the arena exists */
+	struct arena_payer *payer;	/* the opener: pays for what the handle causes */
 };
 
 static int arena_dev_open(struct inode *inode, struct file *file)
@@ -161,6 +165,11 @@ static int arena_dev_open(struct inode *inode, struct file *file)
 
 	if (!h)
 		return -ENOMEM;
+	h->payer = arena_payer_new();
+	if (!h->payer) {
+		kfree(h);
+		return -ENOMEM;
+	}
 	mutex_init(&h->lock);
 	h->attr.map_type = BPF_ARENA_MAP_TYPE;
 	h->attr.map_flags = BPF_F_MMAPABLE;
@@ -191,6 +200,7 @@ static int arena_dev_release(struct inode *inode, struct file *file)
 
 	if (h->arena)
 		bpf_map_put(&h->arena->map);
+	arena_payer_put(h->payer);
 	kfree(h);
 	return 0;
 }
@@ -390,7 +400,7 @@ static long ioc_attach(struct arena_handle *h, void __user *uarg)
 	return ret;
 }
 
-static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
+static long ioc_alloc(struct arena_handle *h, struct bpf_arena *arena, void __user *uarg)
 {
 	struct bpf_arena_alloc req;
 	long usize = get_arg(&req, sizeof(req), uarg);
@@ -401,7 +411,7 @@ static long ioc_alloc(struct bpf_arena *arena, void __user *uarg)
 		return usize;
 	if (req.flags)
 		return -EINVAL;
-	ret = arena_alloc_pages(arena, req.addr, req.page_cnt, req.node_id, &addr);
+	ret = arena_alloc_pages(arena, req.addr, req.page_cnt, req.node_id, h->payer, &addr);
 	if (ret)
 		return ret;
 	req.addr = addr;
@@ -444,7 +454,7 @@ static long ioc_free(struct bpf_arena *arena, void __user *uarg)
 	return ret ? ret : -ENOENT;
 }
 
-static long ioc_prefault(struct bpf_arena *arena, void __user *uarg)
+static long ioc_prefault(struct arena_handle *h, struct bpf_arena *arena, void __user *uarg)
 {
 	struct bpf_arena_range req;
 	long ret = get_range(arena, uarg, &req);
@@ -453,7 +463,7 @@ static long ioc_prefault(struct bpf_arena *arena, void __user *uarg)
 		return ret;
 	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)
 		return -EPERM;	/* only BPF (or the alloc ioctl) allocates those */
-	ret = arena_prefault(arena, req.addr, req.page_cnt);
+	ret = arena_prefault(arena, req.addr, req.page_cnt, h->payer);
 	if (ret > 0)
 		arena_stat_add(arena, alloc_prefault, ret);
 	return ret;
@@ -481,7 +491,8 @@ static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
  * a write in progress (map_freeze() refuses then) and check the right and
  * frozen; EPERM as a read-only or frozen map fd gives.
  */
-static long ioc_write_op(struct bpf_arena *arena, unsigned int cmd, void __user *uarg)
+static long ioc_write_op(struct arena_handle *h, struct bpf_arena *arena, unsigned int cmd,
+			 void __user *uarg)
 {
 	struct bpf_map *map = &arena->map;
 	long ret;
@@ -490,11 +501,11 @@ static long ioc_write_op(struct bpf_arena *arena, unsigned int cmd, void __user 
 	if (READ_ONCE(map->frozen))
 		ret = -EPERM;
 	else if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES))
-		ret = ioc_alloc(arena, uarg);
+		ret = ioc_alloc(h, arena, uarg);
 	else if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_FREE_PAGES))
 		ret = ioc_free(arena, uarg);
 	else
-		ret = ioc_prefault(arena, uarg);
+		ret = ioc_prefault(h, arena, uarg);
 	atomic64_dec(&map->writecnt);
 	return ret;
 }
@@ -544,7 +555,7 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 		return -EPERM;
 	if (!arena)
 		return -ENXIO;
-	return ioc_write_op(arena, cmd, uarg);
+	return ioc_write_op(h, arena, cmd, uarg);
 }
 
 static unsigned long arena_dev_get_unmapped_area(struct file *file, unsigned long addr,
@@ -569,7 +580,7 @@ static unsigned long arena_dev_get_unmapped_area(struct file *file, unsigned lon
 static int arena_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct arena_handle *h = file->private_data;
-	bool write = vma->vm_flags & VM_WRITE;
+	bool write = vma->vm_flags & VM_WRITE, may_write;
 	struct bpf_arena *arena;
 	struct bpf_map *map;
 	int err;
@@ -588,13 +599,20 @@ static int arena_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		arena = ERR_PTR(-EACCES);	/* as do_mmap() for the fd's mode */
 	else
 		arena = handle_arena(h, vma->vm_end - vma->vm_start);
+	may_write = h->rights & H_WRITE;
 	mutex_unlock(&h->lock);
 	if (IS_ERR(arena))
 		return PTR_ERR(arena);
-	/* No later mprotect(PROT_WRITE) of a read-only mapping. */
+	/*
+	 * No later mprotect(PROT_WRITE) of a read-only mapping.  Its faults
+	 * allocate only while the handle may write (handle_get(): not once
+	 * the arena is frozen); a reader's mapping never makes pages appear:
+	 * SIGSEGV on a page that does not exist.
+	 */
 	if (!write) {
 		vma->vm_flags &= ~VM_MAYWRITE;
-		return arena_mmap(arena, vma);
+		return arena_mmap(arena, vma, h->payer, may_write ?
+				  ARENA_FAULT_ALLOC_UNLESS_FROZEN : ARENA_FAULT_NOALLOC);
 	}
 	/*
 	 * As bpf_map_mmap(): no writable mapping of a frozen map, and a
@@ -606,7 +624,7 @@ static int arena_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	if (map->frozen) {
 		err = -EPERM;
 	} else {
-		err = arena_mmap(arena, vma);
+		err = arena_mmap(arena, vma, h->payer, ARENA_FAULT_ALLOC);
 		if (!err)
 			atomic64_inc(&map->writecnt);
 	}

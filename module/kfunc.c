@@ -67,7 +67,7 @@ noinline u64 bpf_arena_alloc_pages_ph(struct bpf_arena_kfunc_ref *ref, u64 addr,
 		return 0;
 	if (addr)
 		uaddr = (arena->user_vm_start & ~(u64)U32_MAX) + (u32)addr;
-	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, &out))
+	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, NULL, &out))
 		out = 0;
 	else if (out)
 		arena_stat_add(arena, alloc_bpf, page_cnt);
@@ -118,7 +118,7 @@ noinline u64 bpf_arena_alloc_pages_map(struct bpf_map *map, u64 addr, u32 page_c
 		goto out;
 	if (addr)
 		uaddr = (arena->user_vm_start & ~(u64)U32_MAX) + (u32)addr;
-	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, &out))
+	if (!flags && page_cnt && arena_alloc_pages(arena, uaddr, page_cnt, node_id, NULL, &out))
 		out = 0;
 out:
 	bpf_map_put(&arena->map);
