@@ -1072,11 +1072,11 @@ static long long free_kib(void)
 #define TABLE_ARENAS 8
 
 /*
- * Each 2 MiB block's PTE page is the payer's, like a page: with a budget of
- * 128 pages, one page in each of 64 blocks takes it all (64 + 64 tables);
- * freeing the last page of a block frees its table and its charge.  Then
- * the attack: a page allocated and freed in every block of 8 arenas pins
- * nothing (it pinned 8 MiB of PTE pages per arena, outside any limit).
+ * The attack first: a page allocated and freed in every block of 8 arenas
+ * pins nothing (it pinned 8 MiB of PTE pages per arena, outside any limit).
+ * Then each 2 MiB block's PTE page is the payer's, like a page: with a
+ * budget of 128 pages, one page in each of 64 blocks takes it all (64 + 64
+ * tables); freeing the last page of a block frees its table and its charge.
  */
 static int tables_child(void *arg)
 {
@@ -1090,16 +1090,6 @@ static int tables_child(void *arg)
 		CK(fd[a] >= 0);
 		CK(try_mmap(fd[a], 0, WINDOW, PROT_READ | PROT_WRITE, &p[a]) == 0);
 	}
-	for (k = 0; k < TABLE_MEMLOCK / 2; k++)
-		CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == 0);
-	CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == -ENOMEM);
-	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
-	   TABLE_MEMLOCK / 2);
-	/* All of it back: a dense run needs one or two tables. */
-	CK(alloc_pages(fd[0], (unsigned long)p[0], TABLE_MEMLOCK - 2) == 0);
-	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
-	   TABLE_MEMLOCK - 2);
-
 	before = free_kib();
 	for (a = 0; a < TABLE_ARENAS; a++) {
 		for (k = 0; k < (int)(WINDOW / PG / BLOCK_PAGES); k++) {
@@ -1113,6 +1103,16 @@ static int tables_child(void *arg)
 	fprintf(stderr, "# a page allocated and freed in each of %d blocks: free %lld -> %lld KiB\n",
 		TABLE_ARENAS * (int)(WINDOW / PG / BLOCK_PAGES), before, after);
 	CK(before - after < 16384);
+	for (k = 0; k < TABLE_MEMLOCK / 2; k++)
+		CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == 0);
+	CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == -ENOMEM);
+	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
+	   TABLE_MEMLOCK / 2);
+	/* All of it back: a dense run needs one or two tables. */
+	CK(alloc_pages(fd[0], (unsigned long)p[0], TABLE_MEMLOCK - 2) == 0);
+	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
+	   TABLE_MEMLOCK - 2);
+
 	for (a = 0; a < TABLE_ARENAS; a++) {
 		munmap(p[a], WINDOW);
 		close(fd[a]);
