@@ -200,12 +200,11 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);
 long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		    struct arena_payer *payer);
 /*
- * The page backing page offset pgoff with a reference for the user PTE;
- * a missing page is allocated, paid by payer, only if may_alloc (fault path).
+ * A user fault: maps the page behind vmf into the faulting mapping, under
+ * arena->lock; a missing page is allocated, paid by payer, only if may_alloc.
  */
-struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
-			      unsigned long uaddr, struct arena_payer *payer,
-			      bool may_alloc);
+vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
+		       struct arena_payer *payer, bool may_alloc);
 int arena_mem_init(struct bpf_arena *arena);
 /* Reserves [uaddr, +page_cnt) without pages, as upstream's 6.17 kfunc; any context. */
 int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt);

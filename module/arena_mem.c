@@ -697,13 +697,15 @@ static bool arena_freeing(struct bpf_arena *arena, pgoff_t pgoff)
 	return ret;
 }
 
-struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
-			      unsigned long uaddr, struct arena_payer *payer,
-			      bool may_alloc)
+vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
+		       struct arena_payer *payer, bool may_alloc)
 {
-	unsigned long kaddr = arena_kaddr(arena, (u32)uaddr), flags;
+	unsigned long uaddr = vmf->address, kaddr = arena_kaddr(arena, (u32)uaddr), flags;
+	pgoff_t pgoff = vmf->pgoff;
 	struct page *page;
+	vm_fault_t ret;
 	bool allocated;
+	int err;
 
 	mutex_lock(&arena->lock);
 	if (!may_alloc || (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)) {
@@ -713,8 +715,6 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		 */
 		flags = arena_plock(arena);
 		page = vmalloc_to_page((void *)kaddr);
-		if (page)
-			get_page(page);	/* the user PTE's reference */
 		arena_punlock(arena, flags);
 	} else {
 		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer, &allocated);
@@ -731,16 +731,27 @@ struct page *arena_fault_page(struct bpf_arena *arena, pgoff_t pgoff,
 		}
 		if (page && allocated)
 			atomic64_inc(&arena->user_faults);
-		/*
-		 * Only arena->lock holders unmap pages (the non-sleepable free
-		 * defers to the worker, which takes it), so the page is still
-		 * mapped here.
-		 */
-		if (page)
-			get_page(page);
+	}
+	/*
+	 * The user PTE is installed here, under arena->lock, which every
+	 * free holds from clearing the kernel PTE to zapping the user
+	 * mappings: a free either comes first (the page is not found) or
+	 * zaps this PTE after.  Left to the core after this returned, a free
+	 * could zap in between and the core then map a page the arena no
+	 * longer has.  vm_insert_page() takes the PTE's own reference.
+	 */
+	if (!page) {
+		ret = VM_FAULT_SIGSEGV;
+	} else if (PageHWPoison(page)) {
+		ret = VM_FAULT_HWPOISON;
+	} else {
+		err = vm_insert_page(vmf->vma, uaddr & PAGE_MASK, page);
+		/* -EBUSY: a sibling thread's fault mapped it first. */
+		ret = !err || err == -EBUSY ? VM_FAULT_NOPAGE :
+		      err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	}
 	mutex_unlock(&arena->lock);
-	return page;
+	return ret;
 }
 
 static int free_pte_cb(pte_t *pte, unsigned long addr, void *data)

@@ -144,17 +144,13 @@ static vm_fault_t arena_vm_fault(struct vm_fault *vmf)
 	const struct vm_operations_struct *ops = vmf->vma->vm_ops;
 	bool may_alloc = ops == &arena_vm_ops ||
 			 (ops == &arena_vm_ops_unless_frozen && !READ_ONCE(arena->map.frozen));
-	struct page *page;
+	vm_fault_t ret;
 
 	arena_stat_inc(arena, faults);
-	page = arena_fault_page(arena, vmf->pgoff, vmf->address,
-				vmf->vma->vm_private_data, may_alloc);
-	if (!page) {
+	ret = arena_fault(arena, vmf, vmf->vma->vm_private_data, may_alloc);
+	if (ret & VM_FAULT_SIGSEGV)
 		arena_stat_inc(arena, faults_segv);
-		return VM_FAULT_SIGSEGV;
-	}
-	vmf->page = page;
-	return 0;
+	return ret;
 }
 
 /* Splitting would leave pieces whose start is not user_vm_start. */
@@ -214,7 +210,8 @@ int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma,
 		if (err)
 			goto out;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTCOPY;
+	/* VM_MIXEDMAP: the fault handler inserts pages itself (arena_fault()). */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTCOPY | VM_MIXEDMAP;
 	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_ops = alloc == ARENA_FAULT_ALLOC ? &arena_vm_ops :
 		      alloc == ARENA_FAULT_ALLOC_UNLESS_FROZEN ? &arena_vm_ops_unless_frozen :

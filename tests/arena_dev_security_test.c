@@ -18,6 +18,7 @@
 #include <linux/bpf.h>
 #include <linux/bpf_arena.h>
 #include <grp.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -1020,6 +1021,72 @@ TEST_F(unpriv, attached_bpf_arena_is_paid_by_the_device_user)
 	ASSERT_LE(0, mfd);
 	EXPECT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, attached_payer_child, &mfd)));
 	close(mfd);
+}
+
+/* ------------------------------------------------------------------ */
+/* 4b. A free racing a fault                                           */
+
+struct reader {
+	volatile char *page;
+	volatile int stop;
+};
+
+static void *read_loop(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!r->stop)
+		(void)*r->page;
+	return NULL;
+}
+
+/*
+ * One thread reads a page in a loop (faulting it in after every free)
+ * while another frees the page, reads it (a fresh, zeroed page) and writes
+ * to it.  A fault that found the page before the free must not map it
+ * after the free's zap: the freeing thread would then read the freed
+ * page's data through the stale mapping instead of a fresh page.
+ */
+TEST(a_free_racing_a_fault_leaves_no_stale_mapping)
+{
+	struct reader r = { 0 };
+	long i, stale = 0, rounds = 0;
+	struct timespec t0, t;
+	pthread_t th;
+	char *p = NULL;
+	int h;
+
+	NEED_DEV();
+	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, try_mmap(h, 0, 16 * PG, PROT_READ | PROT_WRITE, &p));
+	r.page = p;
+	p[0] = 1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, read_loop, &r));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 200000; i++) {
+		/*
+		 * Nothing to free: the last write went through a stale
+		 * mapping, not into the arena.  A two-page free always zaps.
+		 */
+		if (range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) != 1) {
+			stale++;
+			range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 2);
+		}
+		if (p[0] != 0)
+			stale++;
+		p[0] = (char)(i | 1);
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= 20)
+			break;
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	TH_LOG("%ld frees racing a reader, %ld saw a stale mapping", rounds, stale);
+	EXPECT_EQ(0, stale);
+	munmap(p, 16 * PG);
+	close(h);
 }
 
 /* ------------------------------------------------------------------ */

@@ -17,9 +17,10 @@
  * no privilege at all; MADV_HWPOISON only stands in for the hardware.
  *
  * The parent faults page 0 in (its PTE keeps the page mapped), lets the
- * mapping be inherited (MADV_DOFORK: fork copies no PTE of a shared file
- * mapping, the child faults), poisons the page and forks.  The child's read
- * must end in SIGBUS, not in a kernel oops.
+ * mapping be inherited (MADV_DOFORK), poisons the page and forks.  The child
+ * drops the PTE fork copied (the fault handler inserts pages itself, so the
+ * mapping is VM_MIXEDMAP, whose PTEs fork copies) and reads: the fault must
+ * end in SIGBUS, not in a kernel oops.
  */
 #include <errno.h>
 #include <signal.h>
@@ -76,6 +77,8 @@ TEST(fault_on_poisoned_page_is_sigbus_not_oops)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		alarm(20);
+		if (madvise(base, PG, MADV_DONTNEED))
+			_exit(3);
 		(void)*p;		/* no PTE in the child: arena_vm_fault() */
 		_exit(0);
 	}

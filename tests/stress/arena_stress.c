@@ -20,6 +20,10 @@
  *                    whose frees are deferred to a work item and whose
  *                    allocations take such pages back), ioctl alloc/free, user
  *                    faults, writes, reads, madvise(DONTNEED)
+ * Beside it, the shared thread drives bpf() arenas through device handles:
+ * ATTACHed with O_RDWR map fds (alloc, fault, free through the handle), then
+ * frozen, and read by read-only handles in fork children, where a read of
+ * a missing page must get SIGSEGV and allocate nothing.
  * Around them: munmap/mremap/mprotect/madvise attempts on the mapping (all
  * must be refused or keep the data), fork with and without re-mapping,
  * close/re-open/attach of the device and short-lived second arenas, program
@@ -38,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -89,12 +94,13 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { C_ALLOC, C_ALLOC_FAIL, C_FREE, C_PREFAULT, C_BPF_ALLOC, C_BPF_FREE, C_WRITE,
 	C_READ, C_MADV, C_FORK, C_REOPEN, C_CHURN, C_PROG, C_UNLOAD, C_CHAOS, C_INJECTED,
-	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NS_PENDING, C_PROG_REFUSED, C_NR };
+	C_NS_ALLOC, C_NS_FREE, C_NS_NULL, C_NS_PENDING, C_PROG_REFUSED, C_SHARED, C_NR };
 static const char *const cname[C_NR] = {
 	"ioctl_alloc", "alloc_refused", "ioctl_free", "prefault", "bpf_alloc", "bpf_free",
 	"write", "read", "madvise", "fork", "reopen", "churn_arena", "prog_load",
 	"unload_refused", "chaos", "injected_failures", "nosleep_alloc", "nosleep_free",
 	"nosleep_alloc_null", "nosleep_alloc_pending_busy", "prog_load_refused",
+	"shared_rounds",
 };
 static atomic_long count[C_NR];
 
@@ -1017,6 +1023,127 @@ static void *reopen_main(void *arg)
 	return NULL;
 }
 
+/* ---- the shared thread: ATTACHed, frozen and read-only ----------------- */
+
+#define SHARED_PAGES	16
+/* Far from the main arena and from anything else this process maps. */
+#define SHARED_ADDR	(1ULL << 45)
+
+static int shared_map_op(int cmd, int fd, uint32_t extra_flags)
+{
+	union bpf_attr a;
+	long r;
+
+	memset(&a, 0, sizeof(a));
+	if (cmd == BPF_MAP_CREATE) {
+		a.map_type = BPF_ARENA_MAP_TYPE;
+		a.max_entries = SHARED_PAGES;
+		a.map_flags = BPF_ARENA_F_MMAPABLE | extra_flags;
+		a.map_extra = SHARED_ADDR;
+	} else {
+		a.map_fd = (uint32_t)fd;
+	}
+	r = bpf_sys(cmd, &a);
+	return r < 0 ? -errno : (int)r;
+}
+
+/*
+ * In a fork child (the main arena's mapping is not inherited, and a signal
+ * here is expected): a read-only handle on the frozen arena maps it, reads
+ * page 0 (tag) and gets SIGSEGV on every other page.  Exit 0 if so.
+ */
+static sigjmp_buf ro_jmp;
+
+static void ro_on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(ro_jmp, 1);
+}
+
+static int shared_reader_child(int mfd, uint32_t tag)
+{
+	struct bpf_arena_attach at = { .size = sizeof(at), .map_fd = mfd };
+	volatile int i, segv = 0;
+	int h = open(BPF_ARENA_DEV_PATH, O_RDONLY | O_CLOEXEC);
+	char *p;
+
+	if (h < 0 || ioctl(h, BPF_ARENA_IOC_ATTACH, &at))
+		return 10;
+	p = mmap((void *)(uintptr_t)SHARED_ADDR, SHARED_PAGES * PG, PROT_READ,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, h, 0);
+	if (p == MAP_FAILED)
+		return 11;
+	if (check(p, tag) >= 0)
+		return 12;
+	signal(SIGSEGV, ro_on_segv);
+	for (i = 1; i < SHARED_PAGES; i++) {
+		if (!sigsetjmp(ro_jmp, 1))
+			(void)*(volatile char *)(p + (unsigned long)i * PG);
+		else
+			segv++;
+	}
+	return segv == SHARED_PAGES - 1 ? 0 : 13;
+}
+
+static void *shared_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "shared");
+	while (!atomic_load(&stop)) {
+		struct bpf_arena_attach at = { .size = sizeof(at) };
+		int mfd, h, st;
+		uint64_t got;
+		pid_t pid;
+		long r;
+
+		fi(true);
+		mfd = shared_map_op(BPF_MAP_CREATE, -1, 0);
+		fi(false);
+		if (mfd < 0) {
+			if (!faults)
+				fail("shared: create: %d", mfd);
+			continue;
+		}
+		h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+		at.map_fd = mfd;
+		if (h < 0 || xioctl(h, BPF_ARENA_IOC_ATTACH, &at)) {
+			fail("shared: attach: %s", strerror(errno));
+			goto next;
+		}
+		/* Page 0 through the handle; no mapping, so the arena may be frozen. */
+		fi(true);
+		r = dev_alloc(h, SHARED_ADDR, 1, &got);
+		fi(false);
+		if (r) {
+			if (!faults)
+				fail("shared: alloc: %ld", r);
+			goto next;
+		}
+		r = shared_map_op(BPF_MAP_FREEZE, mfd, 0);
+		if (r) {
+			fail("shared: freeze: %ld", r);
+			goto next;
+		}
+		if (dev_alloc(h, SHARED_ADDR + PG, 1, &got) != -EPERM ||
+		    dev_range(h, BPF_ARENA_IOC_FREE_PAGES, SHARED_ADDR, 1) != -EPERM)
+			fail("shared: a frozen arena accepted a page ioctl");
+		pid = fork();
+		if (pid == 0)
+			_exit(shared_reader_child(mfd, 0));
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			fail("shared: read-only reader: status %#x", pid < 0 ? -1 : st);
+		if (pages_allocated(h) != 1)
+			fail("shared: a read-only reader changed the page count to %ld",
+			     pages_allocated(h));
+		atomic_fetch_add(&count[C_SHARED], 1);
+next:
+		if (h >= 0)
+			close(h);
+		close(mfd);
+	}
+	return NULL;
+}
+
 /*
  * What an injected allocation failure may make of a load: ENOMEM; 6.1's
  * ENOTSUPP (524) when the JIT's allocation failed (JIT always on, no
@@ -1143,7 +1270,7 @@ int main(int argc, char **argv)
 	unsigned int seed = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : (unsigned int)time(NULL);
 	const char *f = getenv("BPF_ARENA_STRESS_FAULTS");
 	struct bpf_arena_map_fd mf = { .size = sizeof(mf) };
-	pthread_t chaos, forker, reopen, progs, unload;
+	pthread_t chaos, forker, reopen, progs, unload, shared;
 	long model = 0, got;
 	unsigned int i, k;
 	int btf;
@@ -1202,6 +1329,7 @@ int main(int argc, char **argv)
 	pthread_create(&reopen, NULL, reopen_main, (void *)(uintptr_t)(seed + 103));
 	pthread_create(&progs, NULL, prog_main, (void *)(uintptr_t)(seed + 104));
 	pthread_create(&unload, NULL, unload_main, NULL);
+	pthread_create(&shared, NULL, shared_main, NULL);
 
 	for (i = 0; i < seconds && !atomic_load(&stop); i++)
 		sleep(1);
@@ -1215,6 +1343,7 @@ int main(int argc, char **argv)
 	pthread_join(reopen, NULL);
 	pthread_join(progs, NULL);
 	pthread_join(unload, NULL);
+	pthread_join(shared, NULL);
 
 	/* Nothing lost: the module counts exactly the model's pages. */
 	check_sentinels("the end");

@@ -5,8 +5,11 @@
  * bpf() arena map creation with random attributes, mutated arena programs
  * (templates that allocate, free, load and store through arena pointers,
  * with random field mutations), /dev/bpf_arena ioctls with random arguments
- * (sizes, addresses, counts, bad pointers), mmap/munmap/mremap/mprotect/
- * madvise/fork on arena mappings, touches of arena pages, closes.
+ * (sizes, addresses, counts, bad pointers; ATTACH of bpf() arenas through
+ * read-write, read-only and write-only map fds; frozen arenas), device opens
+ * and mmaps with and without CAP_BPF/CAP_SYS_ADMIN (who pays), mmap/munmap/
+ * mremap/mprotect/madvise/fork on arena mappings, touches of arena pages,
+ * closes.
  *
  * The oracle is the kernel: tests/vm/run fails the run on any BUG, WARNING,
  * KASAN, lockdep or kmemleak report in the guest's log.  Here, a signal
@@ -210,13 +213,40 @@ static void op_map_create(void)
 	*slot = fd;
 }
 
+/*
+ * Opens and mmaps as often as not without CAP_BPF and CAP_SYS_ADMIN in the
+ * effective set (kept permitted): the module then takes the caller for a
+ * device-group user, whose handle or mapping pays RLIMIT_MEMLOCK for what it
+ * causes; with them, the caller is exempt.
+ */
+static void unprivileged(bool on)
+{
+	struct { uint32_t version; int pid; } h = { 0x20080522, 0 };
+	struct { uint32_t eff, perm, inh; } d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return;
+	if (on) {
+		d[0].eff &= ~(1U << 21);		/* CAP_SYS_ADMIN */
+		d[1].eff &= ~(1U << (39 - 32));		/* CAP_BPF */
+	} else {
+		d[0].eff = d[0].perm;
+		d[1].eff = d[1].perm;
+	}
+	syscall(SYS_capset, &h, d);
+}
+
 static void op_dev_open(void)
 {
 	static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
 	int *slot = rand_slot(devs);
-	int fd = open(BPF_ARENA_DEV_PATH, modes[below(3)] | O_CLOEXEC);
+	bool unpriv = chance(50);
+	int fd;
 
-	note("open dev -> %d", fd);
+	unprivileged(unpriv);
+	fd = open(BPF_ARENA_DEV_PATH, modes[below(3)] | O_CLOEXEC);
+	unprivileged(false);
+	note("open dev%s -> %d", unpriv ? " unprivileged" : "", fd);
 	if (fd < 0)
 		return;
 	if (*slot > 0)
@@ -308,7 +338,9 @@ static void op_mmap(void)
 		len = m->len;
 		flags |= chance(50) ? MAP_FIXED_NOREPLACE : 0;
 	}
+	unprivileged(chance(50));
 	p = mmap(hint, len, prot, flags, fd, off);
+	unprivileged(false);
 	note("mmap fd %d len %#zx prot %d flags %#x -> %p/%d", fd, len, prot, flags, p,
 	     p == MAP_FAILED ? errno : 0);
 	if (p == MAP_FAILED)
@@ -534,8 +566,32 @@ static void op_bpf_misc(void)
 	a.map_fd = (uint32_t)fd;
 	a.key = ptr_u64(&key);
 	a.value = ptr_u64(val);
-	switch (below(5)) {
+	switch (below(6)) {
 	case 0: r = bpf_sys(BPF_MAP_FREEZE, &a); break;
+	case 5: {
+		/* Another fd of the map, read-only or write-only, for ATTACH and mmap. */
+		struct bpf_map_info mi;
+		int *slot = rand_slot(maps);
+
+		memset(&mi, 0, sizeof(mi));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = (uint32_t)fd;
+		a.info.info_len = sizeof(mi);
+		a.info.info = ptr_u64(&mi);
+		r = bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &a);
+		if (r)
+			break;
+		memset(&a, 0, sizeof(a));
+		a.map_id = mi.id;
+		a.open_flags = chance(70) ? BPF_F_RDONLY : BPF_F_WRONLY;
+		r = bpf_sys(BPF_MAP_GET_FD_BY_ID, &a);
+		if (r > 0) {
+			if (*slot > 0)
+				close(*slot);
+			*slot = (int)r;
+		}
+		break;
+	}
 	case 1: r = bpf_sys(BPF_MAP_LOOKUP_ELEM, &a); break;
 	case 2: r = bpf_sys(BPF_MAP_UPDATE_ELEM, &a); break;
 	case 3: r = bpf_sys(BPF_MAP_GET_NEXT_KEY, &a); break;
