@@ -351,12 +351,8 @@ out_unlock:
  * Is the one page of a free mapped by a process?  Upstream's rule
  * (arena_free_pages() of kernel/bpf/arena.c): a single page is zapped from
  * user space only if it is mapped, a larger range always.  Asked after the
- * kernel PTE is cleared: from then on no fault can find the page
- * (arena_fault_page() looks it up there under arena->lock, which the free
- * holds), so the only user PTE not yet counted is one a fault that found
- * it before is about to install; the zap would miss that one just the
- * same, upstream's too, and the page stays that process's (its reference)
- * until unmapped, never reused under it.
+ * kernel PTE is cleared under arena->lock: faults map pages only while
+ * they hold that lock (arena_fault()), so every user PTE is counted.
  */
 static bool free_needs_zap(struct page **pages, unsigned int n, unsigned int nr)
 {
