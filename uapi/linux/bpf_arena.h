@@ -31,15 +31,21 @@
  * - INSPECT, INSPECT_PAGES and INSPECT_DUMP (read-only, for the bpf-arena
  *   tool): see "Inspection" below.
  *
+ * Who pays: every page a handle causes (ALLOC_PAGES, PREFAULT, a fault of
+ * a mapping made through it), whatever created its arena, and the kernel
+ * page table it needs, is charged to the memory cgroup and RLIMIT_MEMLOCK
+ * of the process that opened the handle (read at open), as io_uring's; a
+ * fault of a map fd's mapping, to the process that mapped it.  Processes
+ * with CAP_IPC_LOCK, CAP_BPF or CAP_SYS_ADMIN are not limited by
+ * RLIMIT_MEMLOCK.  Beyond it ALLOC_PAGES and PREFAULT fail with ENOMEM and
+ * a user fault gets SIGSEGV (as any failed arena fault); the kernel logs
+ * the reason.  When memory is short they fail the same way instead of
+ * invoking the OOM killer.  A mapping made without the write right (or a
+ * read-only mapping of a frozen arena) never allocates: a read of a page
+ * that does not exist gets SIGSEGV.
+ *
  * Limits on arenas created through the device (not on BPF_MAP_CREATE ones,
  * which need CAP_BPF):
- * - their pages (however allocated: ioctl, prefault, user fault, BPF
- *   program) are charged to the creating user's RLIMIT_MEMLOCK (read at
- *   creation), as io_uring's; creators with CAP_IPC_LOCK are not limited.
- *   Beyond it ALLOC_PAGES and PREFAULT fail with ENOMEM and a user fault
- *   gets SIGSEGV (as any failed arena fault); the kernel logs the reason.
- *   When memory is short they fail the same way instead of invoking the
- *   OOM killer.
  * - creating one more arena than the module parameter
  *   max_dev_arenas_per_user (per real uid) allows fails with EMFILE, than
  *   max_dev_arenas (all users) allows with ENFILE (as inotify instances).
