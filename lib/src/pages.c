@@ -34,7 +34,7 @@ static int arena_ioctl(struct bpf_arena *a, const char *func, const char *cmd_na
 		ret == -ENOENT ? ": no page in the range was allocated" :
 		ret == -ENXIO ? ": the arena is not mapped yet" :
 		ret == -EINVAL ? ": page_cnt 0, unaligned address, or bad node" :
-		ret == -ENOMEM ? ": over the creator's RLIMIT_MEMLOCK (see dmesg) or out of memory" :
+		ret == -ENOMEM ? ": over the RLIMIT_MEMLOCK of the process that opened the handle (see dmesg), or out of memory" :
 		ret == -EPERM ? (cmd == BPF_ARENA_IOC_PREFAULT ?
 				 ": a BPF_F_SEGV_ON_FAULT arena, a frozen arena or a read-only map fd" :
 				 ": a frozen arena or a read-only map fd") : "");
