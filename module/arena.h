@@ -117,7 +117,7 @@ struct bpf_arena {
 	struct mem_cgroup *memcg;
 	/*
 	 * Arenas created through /dev/bpf_arena (any device-group member, no
-	 * capability): counted against the per-user and global caps (chardev.c,
+	 * capability): counted against the per-user and global caps (arena_map.c,
 	 * on dev_node while dev_counted, under dev_uid = the creator's real
 	 * uid).  Who pays for pages does not depend on this (arena_payer.h).
 	 */
@@ -296,11 +296,6 @@ struct bpf_map *arena_view_create(struct bpf_arena *arena);
 int arena_view_new_fd(struct bpf_map *view);
 bool arena_is_view(const struct bpf_map *map);
 
-/* chardev.c: caps on device arenas. */
-/* Counts a new device arena for the current user, or -EMFILE/-ENFILE. */
-int arena_dev_account(struct bpf_arena *arena);
-/* Uncounts it; called once its kernel window is freed. */
-void arena_dev_unaccount(struct bpf_arena *arena);
 
 /* arena_vm.c: user mappings. */
 int arena_vm_init(struct bpf_arena *arena);

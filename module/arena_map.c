@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The arena as a bpf map of type 33: attribute checks, creation, id, fd, and
- * the map ops (every op is set: the verifier and syscalls call some of them
+ * The arena as a bpf map of type 33: attribute checks, creation (with the
+ * caps on arenas created through /dev/bpf_arena), id, fd, and the map ops (every op is set: the verifier and syscalls call some of them
  * without a NULL check).  Errnos are upstream's (kernel/bpf/arena.c and
  * kernel/bpf/syscall.c of 6.12).
  */
@@ -18,6 +18,10 @@
 #include <linux/nodemask.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/moduleparam.h>
 
 #include "arena.h"
 #include "ksyms.h"
@@ -83,6 +87,109 @@ int arena_copy_name(char *dst, const char *src, size_t size)
 		*dst++ = *src++;
 	}
 	return -EINVAL;
+}
+
+/*
+ * Caps on arenas created through the device: each one reserves 4 GiB (+ guard)
+ * of vmalloc space whatever its size (32 TiB in all with 4-level paging).
+ * Root may change them at run time; 0 refuses every creation.
+ */
+static unsigned int max_dev_arenas_per_user = 64;
+module_param(max_dev_arenas_per_user, uint, 0644);
+MODULE_PARM_DESC(max_dev_arenas_per_user,
+		 "arenas one user (real uid) may have created through /dev/bpf_arena at once (EMFILE beyond; default 64)");
+static unsigned int max_dev_arenas = 1024;
+module_param(max_dev_arenas, uint, 0644);
+MODULE_PARM_DESC(max_dev_arenas,
+		 "arenas all users together may have created through /dev/bpf_arena at once (ENFILE beyond; default 1024)");
+
+/* Device arenas whose kernel window is not freed yet, and who created them. */
+static LIST_HEAD(dev_arenas);
+static DEFINE_SPINLOCK(dev_arenas_lock);
+static unsigned long dev_arenas_gen;	/* bumped at every unaccount */
+static DECLARE_WAIT_QUEUE_HEAD(dev_arenas_wq);
+
+/*
+ * -EMFILE (uid at its cap) or -ENFILE (global cap) or 0; *dying: one of the
+ * arenas that count against the cap reached has dropped its last reference
+ * and waits for its deferred free (bpf_map_put() frees from a workqueue).
+ */
+static int dev_cap_check(kuid_t uid, bool *dying)
+{
+	unsigned int mine = 0, all = 0;
+	bool dying_mine = false, dying_all = false;
+	struct bpf_arena *a;
+
+	lockdep_assert_held(&dev_arenas_lock);
+	list_for_each_entry(a, &dev_arenas, dev_node) {
+		/* A refcount that reached 0 stays 0: the free is queued. */
+		bool d = !atomic64_read(&a->map.refcnt);
+
+		all++;
+		dying_all |= d;
+		if (uid_eq(a->dev_uid, uid)) {
+			mine++;
+			dying_mine |= d;
+		}
+	}
+	if (mine >= READ_ONCE(max_dev_arenas_per_user)) {
+		*dying = dying_mine;
+		return -EMFILE;
+	}
+	if (all >= READ_ONCE(max_dev_arenas)) {
+		*dying = dying_all;
+		return -ENFILE;
+	}
+	return 0;
+}
+
+static int arena_dev_account(struct bpf_arena *arena)
+{
+	kuid_t uid = current_uid();
+	unsigned long deadline = jiffies + 2 * HZ, gen;
+	bool dying;
+	int err;
+
+	for (;;) {
+		spin_lock(&dev_arenas_lock);
+		err = dev_cap_check(uid, &dying);
+		if (!err) {
+			arena->dev_uid = uid;
+			arena->dev_counted = true;
+			list_add(&arena->dev_node, &dev_arenas);
+		}
+		gen = dev_arenas_gen;
+		spin_unlock(&dev_arenas_lock);
+		/*
+		 * An arena released just before (close and reopen) still counts
+		 * until its free runs: wait for that rather than fail.
+		 */
+		if (!err || !dying || time_after(jiffies, deadline))
+			break;
+		if (wait_event_killable_timeout(dev_arenas_wq,
+						READ_ONCE(dev_arenas_gen) != gen, HZ / 10) < 0)
+			return -EINTR;
+	}
+	if (err)
+		pr_warn_ratelimited("uid %u reached %s (%u) of arenas created through /dev/%s: %s\n",
+				    from_kuid_munged(&init_user_ns, uid),
+				    err == -EMFILE ? "max_dev_arenas_per_user" : "max_dev_arenas",
+				    err == -EMFILE ? READ_ONCE(max_dev_arenas_per_user) :
+				    READ_ONCE(max_dev_arenas),
+				    BPF_ARENA_DEV_NAME, err == -EMFILE ? "EMFILE" : "ENFILE");
+	return err;
+}
+
+static void arena_dev_unaccount(struct bpf_arena *arena)
+{
+	if (!arena->dev_counted)
+		return;
+	spin_lock(&dev_arenas_lock);
+	list_del(&arena->dev_node);
+	arena->dev_counted = false;
+	dev_arenas_gen++;
+	spin_unlock(&dev_arenas_lock);
+	wake_up_all(&dev_arenas_wq);
 }
 
 /* Frees the arena's memory, files and itself. */

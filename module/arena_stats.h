@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-arena counters and creator record for the read-only inspection
- * interface (module/inspect.c, BPF_ARENA_IOC_INSPECT*).  The counters are
+ * interface (module/dev_inspect.c, BPF_ARENA_IOC_INSPECT*).  The counters are
  * bumped where the events already happen, one line each, through the
  * helpers below; they are statistics only, never used for a decision.
  *

@@ -12,7 +12,7 @@
 #include <linux/workqueue.h>
 
 #include "arena.h"
-#include "chardev.h"
+#include "dev.h"
 #include "kernel_compat.h"
 #include "hook.h"
 #include "kfunc.h"
@@ -63,7 +63,7 @@ static int __init bpf_arena_init(void)
 	err = arena_syscall_init();
 	if (err)
 		goto prog_hooks_exit;
-	err = arena_chardev_init();
+	err = arena_dev_init();
 	if (err)
 		goto syscall_exit;
 	pr_info("version %s loaded\n", BPF_ARENA_VERSION);
@@ -83,7 +83,7 @@ nosleep_exit:
 
 static void __exit bpf_arena_exit(void)
 {
-	arena_chardev_exit();
+	arena_dev_exit();
 	arena_syscall_exit();
 	arena_prog_hooks_exit();
 	hooks_quiesce();

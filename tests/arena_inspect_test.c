@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The bpf-arena inspector (inspect/) and the module's read-only inspection
- * ioctls (module/inspect.c), on both kernels:
+ * ioctls (module/dev_inspect.c), on both kernels:
  *  - list/show on 6.12 give the stock (bpftool-level) columns and mark the
  *    module-only ones null; on 6.1 with the module, every column;
  *  - show's counters by origin, pages' allocation map, dump's bytes, on 6.1

@@ -45,26 +45,14 @@
 #include <linux/bpf_arena.h>
 
 #include "arena.h"
-#include "inspect.h"
+#include "dev.h"
+#include "dev_inspect.h"
 #include "ksyms.h"
 
-/* Copies a size-prefixed argument once, as chardev.c's get_arg(). */
+/* The inspect structs start with size and map_id. */
 static long inspect_get_arg(void *karg, size_t ksize, void __user *uarg)
 {
-	u32 usize;
-	int err;
-
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < 2 * sizeof(u32) || usize > PAGE_SIZE)
-		return -EINVAL;
-	err = copy_struct_from_user(karg, ksize, uarg, usize);
-	return err ? err : usize;
-}
-
-static long inspect_put_arg(void __user *uarg, const void *karg, size_t ksize, size_t usize)
-{
-	return copy_to_user(uarg, karg, min(ksize, usize)) ? -EFAULT : 0;
+	return arena_dev_get_arg(karg, ksize, uarg, 2 * sizeof(u32));
 }
 
 /* The LSM's say on reading the map, as for a read-only fd of it. */
@@ -210,7 +198,7 @@ static long inspect_info(void __user *uarg, struct bpf_arena *own, bool own_read
 	in.user_faults_segv = atomic64_read(&arena->stats.faults_segv);
 	in.fixups = atomic64_read(&arena->stats.fixups);
 	bpf_map_put(map);
-	return inspect_put_arg(uarg, &in, sizeof(in), usize);
+	return arena_dev_put_arg(uarg, &in, sizeof(in), usize);
 }
 
 static long inspect_pages(void __user *uarg, struct bpf_arena *own, bool own_read)
@@ -268,7 +256,7 @@ static long inspect_pages(void __user *uarg, struct bpf_arena *own, bool own_rea
 	}
 	req.cnt = n;
 	req.total = total;
-	ret = inspect_put_arg(uarg, &req, sizeof(req), usize);
+	ret = arena_dev_put_arg(uarg, &req, sizeof(req), usize);
 out:
 	kfree(kbuf);
 	bpf_map_put(&arena->map);
@@ -350,7 +338,7 @@ static long inspect_dump(void __user *uarg, struct bpf_arena *own, bool own_read
 		ubuf += n;
 		addr += n;
 	}
-	ret = inspect_put_arg(uarg, &req, sizeof(req), usize);
+	ret = arena_dev_put_arg(uarg, &req, sizeof(req), usize);
 out:
 	bpf_map_put(&arena->map);
 	return ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef BPF_ARENA_INSPECT_H
-#define BPF_ARENA_INSPECT_H
+#ifndef BPF_ARENA_DEV_INSPECT_H
+#define BPF_ARENA_DEV_INSPECT_H
 
 #include <linux/compiler.h>
 
@@ -13,4 +13,4 @@ struct bpf_arena;
 long arena_inspect_ioctl(unsigned int cmd, void __user *uarg,
 			 struct bpf_arena *own, bool own_read);
 
-#endif /* BPF_ARENA_INSPECT_H */
+#endif /* BPF_ARENA_DEV_INSPECT_H */

@@ -12,7 +12,7 @@
  *   map fd's mode (FMODE_CAN_READ/WRITE, as map_get_sys_perms()), and a
  *   frozen arena refuses writes, as bpf map fds do;
  * - arenas created here are capped per user and globally (each reserves
- *   4 GiB of kernel address space);
+ *   4 GiB of kernel address space: arena_map.c);
  * - every page a handle causes (ioctl, or a fault of a mapping made through
  *   it), whatever created its arena, is paid by the handle's opener
  *   (arena_payer.h): RLIMIT_MEMLOCK, memcg, no OOM killer;
@@ -27,121 +27,15 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/wait.h>
 
 #include <linux/bpf_arena.h>
 
 #include "arena.h"
-#include "chardev.h"
-#include "inspect.h"
+#include "dev.h"
+#include "dev_inspect.h"
 #include "ksyms.h"
-
-/*
- * Caps on arenas created through the device: each one reserves 4 GiB (+ guard)
- * of vmalloc space whatever its size (32 TiB in all with 4-level paging).
- * Root may change them at run time; 0 refuses every creation.
- */
-static unsigned int max_dev_arenas_per_user = 64;
-module_param(max_dev_arenas_per_user, uint, 0644);
-MODULE_PARM_DESC(max_dev_arenas_per_user,
-		 "arenas one user (real uid) may have created through /dev/bpf_arena at once (EMFILE beyond; default 64)");
-static unsigned int max_dev_arenas = 1024;
-module_param(max_dev_arenas, uint, 0644);
-MODULE_PARM_DESC(max_dev_arenas,
-		 "arenas all users together may have created through /dev/bpf_arena at once (ENFILE beyond; default 1024)");
-
-/* Device arenas whose kernel window is not freed yet, and who created them. */
-static LIST_HEAD(dev_arenas);
-static DEFINE_SPINLOCK(dev_arenas_lock);
-static unsigned long dev_arenas_gen;	/* bumped at every unaccount */
-static DECLARE_WAIT_QUEUE_HEAD(dev_arenas_wq);
-
-/*
- * -EMFILE (uid at its cap) or -ENFILE (global cap) or 0; *dying: one of the
- * arenas that count against the cap reached has dropped its last reference
- * and waits for its deferred free (bpf_map_put() frees from a workqueue).
- */
-static int dev_cap_check(kuid_t uid, bool *dying)
-{
-	unsigned int mine = 0, all = 0;
-	bool dying_mine = false, dying_all = false;
-	struct bpf_arena *a;
-
-	lockdep_assert_held(&dev_arenas_lock);
-	list_for_each_entry(a, &dev_arenas, dev_node) {
-		/* A refcount that reached 0 stays 0: the free is queued. */
-		bool d = !atomic64_read(&a->map.refcnt);
-
-		all++;
-		dying_all |= d;
-		if (uid_eq(a->dev_uid, uid)) {
-			mine++;
-			dying_mine |= d;
-		}
-	}
-	if (mine >= READ_ONCE(max_dev_arenas_per_user)) {
-		*dying = dying_mine;
-		return -EMFILE;
-	}
-	if (all >= READ_ONCE(max_dev_arenas)) {
-		*dying = dying_all;
-		return -ENFILE;
-	}
-	return 0;
-}
-
-int arena_dev_account(struct bpf_arena *arena)
-{
-	kuid_t uid = current_uid();
-	unsigned long deadline = jiffies + 2 * HZ, gen;
-	bool dying;
-	int err;
-
-	for (;;) {
-		spin_lock(&dev_arenas_lock);
-		err = dev_cap_check(uid, &dying);
-		if (!err) {
-			arena->dev_uid = uid;
-			arena->dev_counted = true;
-			list_add(&arena->dev_node, &dev_arenas);
-		}
-		gen = dev_arenas_gen;
-		spin_unlock(&dev_arenas_lock);
-		/*
-		 * An arena released just before (close and reopen) still counts
-		 * until its free runs: wait for that rather than fail.
-		 */
-		if (!err || !dying || time_after(jiffies, deadline))
-			break;
-		if (wait_event_killable_timeout(dev_arenas_wq,
-						READ_ONCE(dev_arenas_gen) != gen, HZ / 10) < 0)
-			return -EINTR;
-	}
-	if (err)
-		pr_warn_ratelimited("uid %u reached %s (%u) of arenas created through /dev/%s: %s\n",
-				    from_kuid_munged(&init_user_ns, uid),
-				    err == -EMFILE ? "max_dev_arenas_per_user" : "max_dev_arenas",
-				    err == -EMFILE ? READ_ONCE(max_dev_arenas_per_user) :
-				    READ_ONCE(max_dev_arenas),
-				    BPF_ARENA_DEV_NAME, err == -EMFILE ? "EMFILE" : "ENFILE");
-	return err;
-}
-
-void arena_dev_unaccount(struct bpf_arena *arena)
-{
-	if (!arena->dev_counted)
-		return;
-	spin_lock(&dev_arenas_lock);
-	list_del(&arena->dev_node);
-	arena->dev_counted = false;
-	dev_arenas_gen++;
-	spin_unlock(&dev_arenas_lock);
-	wake_up_all(&dev_arenas_wq);
-}
 
 /* A handle's rights. */
 #define H_READ	1U
@@ -227,29 +121,27 @@ static struct bpf_arena *handle_arena(struct arena_handle *h, u64 len)
 	return arena;
 }
 
-/*
- * Copies an ioctl argument that starts with its own __u32 size, as
- * copy_struct_from_user(): older (smaller) structs are extended with zeroes,
- * newer ones are accepted if the unknown tail is zero.  Returns the user size.
- */
-static long get_arg(void *karg, size_t ksize, void __user *uarg)
+long arena_dev_get_arg(void *karg, size_t ksize, void __user *uarg, size_t min_usize)
 {
 	u32 usize;
 	int err;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < sizeof(u32) || usize > PAGE_SIZE)
+	if (usize < min_usize || usize > PAGE_SIZE)
 		return -EINVAL;
 	err = copy_struct_from_user(karg, ksize, uarg, usize);
-	if (err)
-		return err;
-	return usize;
+	return err ? err : usize;
 }
 
-static long put_arg(void __user *uarg, const void *karg, size_t ksize, size_t usize)
+long arena_dev_put_arg(void __user *uarg, const void *karg, size_t ksize, size_t usize)
 {
 	return copy_to_user(uarg, karg, min(ksize, usize)) ? -EFAULT : 0;
+}
+
+static long get_arg(void *karg, size_t ksize, void __user *uarg)
+{
+	return arena_dev_get_arg(karg, ksize, uarg, sizeof(u32));
 }
 
 static long ioc_configure(struct arena_handle *h, void __user *uarg)
@@ -329,7 +221,7 @@ static long ioc_get_info(struct arena_handle *h, void __user *uarg)
 		memcpy(info.name, h->attr.map_name, sizeof(info.name));
 	}
 	mutex_unlock(&h->lock);
-	return put_arg(uarg, &info, sizeof(info), usize);
+	return arena_dev_put_arg(uarg, &info, sizeof(info), usize);
 }
 
 static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
@@ -356,7 +248,7 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	if (fd < 0)
 		return fd;
 	req.fd = fd;
-	if (put_arg(uarg, &req, sizeof(req), usize)) {
+	if (arena_dev_put_arg(uarg, &req, sizeof(req), usize)) {
 		close_fd(fd);
 		return -EFAULT;
 	}
@@ -415,7 +307,7 @@ static long ioc_alloc(struct arena_handle *h, struct bpf_arena *arena, void __us
 	if (ret)
 		return ret;
 	req.addr = addr;
-	if (put_arg(uarg, &req, sizeof(req), usize)) {
+	if (arena_dev_put_arg(uarg, &req, sizeof(req), usize)) {
 		arena_free_pages(arena, addr, req.page_cnt);
 		return -EFAULT;
 	}
@@ -483,7 +375,7 @@ static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
 	st.kern_allocs = atomic64_read(&arena->kern_allocs);
 	st.kern_frees = atomic64_read(&arena->kern_frees);
 	st.mapped_vmas = atomic64_read(&arena->mapped_vmas);
-	return put_arg(uarg, &st, sizeof(st), usize);
+	return arena_dev_put_arg(uarg, &st, sizeof(st), usize);
 }
 
 /*
@@ -540,7 +432,7 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	case _IOC_NR(BPF_ARENA_IOC_INSPECT):
 	case _IOC_NR(BPF_ARENA_IOC_INSPECT_PAGES):
 	case _IOC_NR(BPF_ARENA_IOC_INSPECT_DUMP):
-		/* Read-only; by map id or on this handle's arena (inspect.c). */
+		/* Read-only; by map id or on this handle's arena (dev_inspect.c). */
 		arena = handle_get(h, &rights);
 		return arena_inspect_ioctl(cmd, uarg, arena, rights & H_READ);
 	default:
@@ -650,7 +542,7 @@ static struct miscdevice arena_miscdev = {
 	.mode = 0600,
 };
 
-int arena_chardev_init(void)
+int arena_dev_init(void)
 {
 	int err = misc_register(&arena_miscdev);
 
@@ -659,7 +551,7 @@ int arena_chardev_init(void)
 	return err;
 }
 
-void arena_chardev_exit(void)
+void arena_dev_exit(void)
 {
 	misc_deregister(&arena_miscdev);
 }
