@@ -245,6 +245,12 @@ u64 arena_clear_lo32(u64 val);
 u64 arena_compute_pgoff(const struct bpf_arena *arena, u64 uaddr);
 unsigned long arena_kaddr(const struct bpf_arena *arena, u32 uaddr32);
 bool arena_node_ok(int node_id);
+/*
+ * Upstream's checks and errnos of an allocation of page_cnt pages at uaddr
+ * (0: anywhere); *pgoff: the page offset of uaddr.  0 or -errno.
+ */
+int arena_alloc_check(const struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+		      int node_id, unsigned long *pgoff);
 /* Mark a free run used (fixed / first fit); plock held. */
 bool arena_range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n);
 bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n);

@@ -238,6 +238,31 @@ bool arena_node_ok(int node_id)
 	       ((unsigned int)node_id < nr_node_ids && node_online(node_id));
 }
 
+int arena_alloc_check(const struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
+		      int node_id, unsigned long *pgoff)
+{
+	u64 page_cnt_max;
+
+	if (!arena_has_range(arena))
+		return -ENXIO;
+	page_cnt_max = arena_page_cnt_max(arena);
+	if (!page_cnt || !arena_node_ok(node_id))
+		return -EINVAL;
+	if (page_cnt > page_cnt_max)
+		return -ERANGE;
+	*pgoff = 0;
+	if (uaddr) {
+		if (uaddr & ~PAGE_MASK)
+			return -EINVAL;
+		if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
+			return -ERANGE;
+		*pgoff = arena_compute_pgoff(arena, uaddr);
+		if (*pgoff > page_cnt_max - page_cnt)
+			return -ERANGE;
+	}
+	return 0;
+}
+
 /*
  * Page arrays of up to SMALL_PAGES pages live on the stack (128 bytes): a
  * kvcalloc() and kvfree() cost more than the rest of a one-page alloc or
@@ -248,29 +273,16 @@ bool arena_node_ok(int node_id)
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		       int node_id, struct arena_payer *payer, u64 *out)
 {
-	u64 page_cnt_max = arena_page_cnt_max(arena);
-	unsigned long pgoff = 0, flags, kaddr;
+	unsigned long pgoff, flags, kaddr;
 	struct page **pages, *small[SMALL_PAGES];
 	unsigned int i, mapped;
 	u32 uaddr32;
 	long ret;
 	bool ok;
 
-	if (!arena_has_range(arena))
-		return -ENXIO;
-	if (!page_cnt || !arena_node_ok(node_id))
-		return -EINVAL;
-	if (page_cnt > page_cnt_max)
-		return -ERANGE;
-	if (uaddr) {
-		if (uaddr & ~PAGE_MASK)
-			return -EINVAL;
-		if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
-			return -ERANGE;
-		pgoff = arena_compute_pgoff(arena, uaddr);
-		if (pgoff > page_cnt_max - page_cnt)
-			return -ERANGE;
-	}
+	ret = arena_alloc_check(arena, uaddr, page_cnt, node_id, &pgoff);
+	if (ret)
+		return ret;
 
 	ret = arena_payer_charge(payer, page_cnt, arena->map.id);
 	if (ret)

@@ -495,30 +495,15 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	/* The caller's context, before plock disables interrupts. */
 	struct nosleep_map m = { .arena = arena, .node_id = node_id, .gfp = nosleep_gfp(direct),
 				 .extra = LIST_HEAD_INIT(m.extra) };
-	unsigned long pgoff = 0, flags, kaddr;
+	unsigned long pgoff, flags, kaddr;
 	unsigned int shortfall;
 	bool low, ok;
-	u64 page_cnt_max;
 	u32 uaddr32;
 	long ret;
 
-	/* The checks and errnos of arena_alloc_pages(). */
-	if (!arena_has_range(arena))
-		return -ENXIO;
-	page_cnt_max = arena_page_cnt_max(arena);
-	if (!page_cnt || !arena_node_ok(node_id))
-		return -EINVAL;
-	if (page_cnt > page_cnt_max)
-		return -ERANGE;
-	if (uaddr) {
-		if (uaddr & ~PAGE_MASK)
-			return -EINVAL;
-		if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
-			return -ERANGE;
-		pgoff = arena_compute_pgoff(arena, uaddr);
-		if (pgoff > page_cnt_max - page_cnt)
-			return -ERANGE;
-	}
+	ret = arena_alloc_check(arena, uaddr, page_cnt, node_id, &pgoff);
+	if (ret)
+		return ret;
 	if (!arena_plock_nosleep(arena, &flags)) {
 		ret = -EBUSY;
 		goto fail;
