@@ -34,7 +34,7 @@ TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VER
 # libbpfarena: lib/lib.mk defines LIB_A, LIB_SO, LIB_PC and their rules.
 include $(TOP)/lib/lib.mk
 # Optional parts, each owned by its directory.
--include $(TOP)/jit/jit.mk
+-include $(TOP)/rewrite/rewrite.mk
 -include $(TOP)/tests/kshim/kshim.mk
 -include $(TOP)/tests/bpf/bpf.mk
 -include $(TOP)/dkms/dkms.mk
@@ -64,7 +64,7 @@ setup:
 # Kbuild puts objects next to the sources, so each kernel builds in its own copy.
 module:
 	@mkdir -p $(MOD_BUILD)/tests/vm
-	@cp -au $(wildcard $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/module $(TOP)/jit $(TOP)/uapi) $(MOD_BUILD)/
+	@cp -au $(wildcard $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/module $(TOP)/rewrite $(TOP)/uapi) $(MOD_BUILD)/
 	@cp -au $(TOP)/tests/vm/warnmod $(MOD_BUILD)/tests/vm/
 	$(MAKE) -s -C $(KBUILD_DIR) M=$(MOD_BUILD) $(RESOLVE_BTFIDS_ARG) BPF_ARENA_TEST_MODULES=m modules
 
@@ -84,7 +84,7 @@ include $(TOP)/demo/demo.mk
 
 checkpatch:
 	$(CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --quiet \
-		-f $(wildcard $(TOP)/module/*.[ch] $(TOP)/jit/*.[ch] $(TOP)/uapi/*.h)
+		-f $(wildcard $(TOP)/module/*.[ch] $(TOP)/rewrite/*.[ch] $(TOP)/uapi/*.h)
 
 check: all
 	$(TOP)/scripts/check.sh

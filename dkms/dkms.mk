@@ -22,13 +22,13 @@ DKMS_NAME := bpf-arena
 DIST_NAME := $(DKMS_NAME)-$(VERSION)
 DIST_TARBALL := $(BUILD)/dist/$(DIST_NAME).tar.gz
 # Exactly what DKMS builds from: dkms.conf, Kbuild, VERSION, the kernel sources
-# and dkms/build.sh.  jit/ is included when it exists.  Plus the README and
-# the licences (LICENSE, LICENSES/), copied as they are.
-DIST_FILES = dkms.conf Kbuild VERSION module uapi dkms/build.sh $(notdir $(wildcard $(TOP)/jit))
+# (module/, rewrite/, uapi/) and dkms/build.sh.  Plus the README and the
+# licences (LICENSE, LICENSES/), copied as they are.
+DIST_FILES = dkms.conf Kbuild VERSION module rewrite uapi dkms/build.sh
 DIST_DOCS = README.md LICENSE LICENSES
 DIST_DEPS = $(TOP)/dkms.conf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/dkms/build.sh \
 	$(addprefix $(TOP)/,$(DIST_DOCS)) \
-	$(shell find $(TOP)/module $(TOP)/uapi $(TOP)/LICENSES $(wildcard $(TOP)/jit) -type f 2>/dev/null)
+	$(shell find $(TOP)/module $(TOP)/rewrite $(TOP)/uapi $(TOP)/LICENSES -type f 2>/dev/null)
 
 PREFIX ?= /usr/local
 DESTDIR ?=

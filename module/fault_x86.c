@@ -6,7 +6,7 @@
  *	movabs r10, kern_vm_start	49 ba imm64
  *	add r10, rS			49|4d 01 (11 sss 010)
  *	<access with base r10>		[66] [f0] rex op modrm(rm=010) disp [imm]
- * (AX is r10; see jit/PLACEHOLDERS.md).  An access to an unpopulated page
+ * (AX is r10; see docs/PLACEHOLDERS.md).  An access to an unpopulated page
  * of the window faults; search_bpf_extables() (hooked) then asks us.  The
  * answer is decided from the faulting instruction itself, so no per-site
  * table has to follow JIT images around:
@@ -20,7 +20,7 @@
  * (EX_TYPE_BPF with the destination register to clear, or orig_ax).
  *
  * Since issue 15 the raise may let up to BPFA_AX_CHAIN_MAX accesses through
- * the same base follow one prefix (jit/raise.c, OPTIMISATIONS 2 and 3), with
+ * the same base follow one prefix (rewrite/raise.c, OPTIMISATIONS 2 and 3), with
  * up to BPFA_AX_BETWEEN_MAX instructions of a few kinds between them: the
  * faulting access is then recognised by decoding forward from a prefix
  * before it, instruction by instruction, to exactly ip; every instruction
@@ -49,7 +49,7 @@
  * handler (ex_handler_bpf() of 6.1) always zeroes one pt_regs slot, and
  * orig_ax of a kernel-mode #PF frame is read by nothing after the fixup (the
  * exit path skips it).  Clearing AX (r10) instead, as before issue 15, would
- * break a chain of accesses through r10 (jit/raise.c, OPTIMISATIONS 2): the
+ * break a chain of accesses through r10 (rewrite/raise.c, OPTIMISATIONS 2): the
  * next access would go through 0.
  */
 #define NO_CLEAR	16
@@ -184,7 +184,7 @@ static const u8 jit_nop4[4] = { 0x0f, 0x1f, 0x40, 0x00 };
 
 /*
  * Length of the x86 instruction at p if it is one that 6.1's do_jit() emits
- * for an instruction a chain may run through (jit/raise.c, keeps_ax(): ALU
+ * for an instruction a chain may run through (rewrite/raise.c, keeps_ax(): ALU
  * ADD/SUB/AND/OR/XOR/MOV, conditional jumps, plain LDX/STX) and it writes no
  * r10; else 0.  The JIT's encodings for those and nothing that writes r10
  * or addresses through it: an instruction it would not emit there (a SIB
@@ -288,7 +288,7 @@ static unsigned int decode_between(const u8 *p)
 }
 
 /*
- * A chain (jit/raise.c, OPTIMISATIONS 2, 3): up to BPFA_AX_CHAIN_MAX
+ * A chain (rewrite/raise.c, OPTIMISATIONS 2, 3): up to BPFA_AX_CHAIN_MAX
  * accesses through r10 after one prefix, with up to BPFA_AX_BETWEEN_MAX BPF
  * instructions of decode_between()'s kinds among them (at most three x86
  * instructions each: cmp, padding, jcc).  Is the access at buf[end] the last

@@ -71,7 +71,7 @@ static inline struct files_struct *arena_dup_fd(typeof(&dup_fd) fn, struct files
  * *data`: btf_parse()'s copy of the blob user space loaded, never changed
  * while a reference is held, whose own header gives its size (btf_check_
  * sec_info() makes the sections fill it exactly).  The loop pass extends a
- * program's BTF from it (jit/loops.c, prog_load.c).
+ * program's BTF from it (rewrite/loops.c, prog_load.c).
  */
 static inline const void *arena_btf_data(const struct btf *btf)
 {

@@ -129,7 +129,7 @@ static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_loa
 	if (!ctx->view)
 		return;
 	for (i = 0; i + 1 < len; i++) {
-		if (insn[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+		if (!bpfa_is_ldimm64(&insn[i]))
 			continue;
 		/*
 		 * Every src_reg 6.1 resolves to an object and later clears

@@ -4,7 +4,7 @@
  *
  * The bpf() hook sends every BPF_PROG_LOAD here.  A program that names no
  * arena map goes to the kernel untouched.  One that does is checked as
- * upstream checks it, LOWERED (jit/lower.c) into a program the stock 6.1
+ * upstream checks it, LOWERED (rewrite/lower.c) into a program the stock 6.1
  * verifier can check, and loaded with kern_sys_bpf() from kernel copies of
  * the instructions, func_info, line_info, core_relos and fd_array (the
  * verifier log stays the user's).  The stock verifier decides; the JIT hook
@@ -67,24 +67,6 @@ struct prog_load {
 
 static enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn);
 static enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn);
-
-static bool is_ldimm64(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
-
-static bool is_map_ldimm64(const struct bpf_insn *insn)
-{
-	return is_ldimm64(insn) &&
-	       (insn->src_reg == BPF_PSEUDO_MAP_FD || insn->src_reg == BPF_PSEUDO_MAP_VALUE ||
-		insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
-}
-
-/* addr_space_cast (any address spaces; v1's off 2 too), which 6.1 lacks. */
-static bool is_cast(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_ALU64 | BPF_MOV | BPF_X) && (insn->off == 1 || insn->off == 2);
-}
 
 static bool is_idx_ldimm64(const struct bpf_insn *insn)
 {
@@ -159,7 +141,7 @@ static int find_arena(struct prog_load *pl)
 	for (i = 0; i < pl->len; i++) {
 		enum bpfa_kf_kind kind;
 
-		casts |= is_cast(&pl->insns[i]);
+		casts |= bpfa_is_cast(&pl->insns[i]);
 		if (pl->insns[i].code == BPFA_MAY_GOTO_CODE && !pl->loops)
 			note_loops(pl, i, "may_goto (can_loop/cond_break)");
 		/* An arena kfunc without an arena map: the map comes at run time. */
@@ -170,13 +152,13 @@ static int find_arena(struct prog_load *pl)
 			if (kind != BPFA_KF_OTHER && !is_arena_kfunc(kind) && !pl->loops)
 				note_loops(pl, i, "bpf_iter_num_* (bpf_for/bpf_repeat)");
 		}
-		if (!is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
+		if (!bpfa_is_ldimm64(&pl->insns[i]) || i + 1 == pl->len)
 			continue;
 		/* bpf_ksym_exists(bpf_iter_num_*): 6.1 has no ld_imm64 of a function. */
 		if (pl->insns[i].src_reg == BPF_PSEUDO_BTF_ID && !pl->loops &&
 		    lower_classify_ksym(pl, &pl->insns[i]) != BPFA_KF_OTHER)
 			note_loops(pl, i, "bpf_ksym_exists(bpf_iter_num_*)");
-		if (!is_map_ldimm64(&pl->insns[i])) {
+		if (!bpfa_is_map_ldimm64(&pl->insns[i])) {
 			i++;
 			continue;
 		}
@@ -220,7 +202,7 @@ static int find_arena(struct prog_load *pl)
 	return 0;
 }
 
-/* The lowering's view of the kernel (jit/lower.h). */
+/* The lowering's view of the kernel (rewrite/lower.h). */
 
 static void *lower_zalloc(void *ctx, size_t size)
 {
@@ -372,7 +354,7 @@ static int remap_records(u64 *uptr, u32 cnt, u32 rec_size, u32 unit, bool one_to
 /* The fd_array index insn names (an entry 6.1 reads), or -1. */
 static s64 named_fd_index(const struct bpf_insn *insn)
 {
-	if (is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0 &&
+	if (bpfa_is_ldimm64(insn) && is_idx_ldimm64(insn) && insn->imm >= 0 &&
 	    insn->imm < FD_ARRAY_MAX)
 		return insn->imm;
 	if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
@@ -434,7 +416,7 @@ static int check_fd_indexes(const struct prog_load *pl)
 	for (i = 0; i + 1 < pl->len; i++) {
 		const struct bpf_insn *insn = &pl->insns[i];
 
-		if (!is_ldimm64(insn))
+		if (!bpfa_is_ldimm64(insn))
 			continue;
 		if (is_idx_ldimm64(insn) && pl->attr.fd_array &&
 		    (insn->imm < 0 || insn->imm >= FD_ARRAY_MAX)) {
@@ -468,7 +450,7 @@ static const struct bpfa_loops_env loops_free_env = {
 
 /*
  * may_goto loops (can_loop, cond_break) are outlined after the lowering
- * (jit/loops.c, docs/LOOPS.md) into global functions the pass describes in
+ * (rewrite/loops.c, docs/LOOPS.md) into global functions the pass describes in
  * BTF it generates; that BTF is loaded here, inside the fd snapshot.  kattr
  * then names the pass's instructions, BTF and func_info (kernel memory).
  */
@@ -624,7 +606,7 @@ static bool constant_names_view(const struct bpf_insn *p, u32 len, const struct 
 	u32 i;
 
 	for (i = 0; i + 1 < len; i++) {
-		if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+		if (!bpfa_is_ldimm64(&p[i]))
 			continue;
 		if (!p[i].src_reg && ldimm64_value(&p[i]) == (unsigned long)view)
 			return true;
@@ -647,10 +629,10 @@ static bool names_view_fd(const struct prog_load *pl, int fd)
 
 	for (i = 0; i + 1 < pl->len; i++) {
 		insn = &pl->insns[i];
-		if (!is_ldimm64(insn))
+		if (!bpfa_is_ldimm64(insn))
 			continue;
 		i++;
-		if (!is_map_ldimm64(insn))
+		if (!bpfa_is_map_ldimm64(insn))
 			continue;
 		if ((is_idx_ldimm64(insn) ? pl_fd(pl, insn->imm) : insn->imm) == fd)
 			return true;
@@ -697,7 +679,7 @@ static int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 
 			return -EBADF;
 		}
 		for (i = 0; i + 1 < len; i++) {
-			if (p[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			if (!bpfa_is_ldimm64(&p[i]))
 				continue;
 			if (p[i].src_reg == BPF_PSEUDO_MAP_FD && p[i].imm == *view_fd)
 				p[i].imm = fd;
@@ -1020,6 +1002,11 @@ static bool may_use_arena(const union bpf_attr *attr)
 		unsafe_get_user(code, &p->code, fault);
 		if (likely(!scan_opcode[code]))
 			continue;
+		/*
+		 * The tests of bpfa_is_map_ldimm64() and bpfa_is_cast()
+		 * (insn.h), on the raw bytes: no function calls while user
+		 * access is open.
+		 */
 		unsafe_get_user(v, (const u64 __user *)p, fault);
 		code = v & 0xff;		/* struct bpf_insn, little endian */
 		src = (v >> 12) & 0xf;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AX chains through other instructions (jit/raise.c, OPTIMISATIONS 2 and 3;
+ * AX chains through other instructions (rewrite/raise.c, OPTIMISATIONS 2 and 3;
  * issue 15): two arena accesses through one base with an ALU instruction, a
  * conditional jump or a plain stack/ctx LDX/STX between them share one
  * `movabs r10, kern_vm_start; add r10, rS`, and a fault on the second one

@@ -1,4 +1,4 @@
-# tests/fuzz/fuzz.mk: libFuzzer target for the lowering and the raise (jit/).
+# tests/fuzz/fuzz.mk: libFuzzer target for the lowering and the raise (rewrite/).
 # Included by the top Makefile (TOP, BUILD, TEST_CFLAGS, HARNESS_DIR are set).
 #   make fuzz-build           build $(BUILD)/fuzz/lower_fuzz and its seed corpus
 #   make fuzz [FUZZ_SECONDS=180] [FUZZ_JOBS=1]
@@ -13,9 +13,9 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/lower_fuzz
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
 FUZZ_CORPUS := $(FUZZ_DIR)/corpus
-FUZZ_JIT := $(TOP)/jit/lower.c $(TOP)/jit/raise.c $(TOP)/jit/loops.c
+FUZZ_JIT := $(TOP)/rewrite/lower.c $(TOP)/rewrite/raise.c $(TOP)/rewrite/loops.c
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -Wall -Wextra -Werror -I$(TOP)/jit
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -I$(TOP)/rewrite
 # Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).
 FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c \
 	$(TOP)/tests/arena_loops_test.c)
@@ -26,7 +26,7 @@ FUZZ_FINDINGS := $(wildcard $(TOP)/tests/fuzz/findings/*.bin)
 
 .PHONY: fuzz-build fuzz fuzz-seeds fuzz-findings
 
-$(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/jit/*.h)
+$(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/rewrite/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_JIT)
 
@@ -55,9 +55,9 @@ RAISE_STATS := $(FUZZ_DIR)/raise_stats
 RAISE_STATS_OBJS = $(FUZZ_BPF_OBJS) $(wildcard $(BUILD)/bench/bpf/*.bpf.o)
 
 $(RAISE_STATS): $(TOP)/tests/fuzz/raise_stats.c $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) \
-		$(wildcard $(TOP)/jit/*.h)
+		$(wildcard $(TOP)/rewrite/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Wextra -Werror -I$(TOP)/jit -I$(TOP)/tests/fuzz -o $@ $< $(FUZZ_JIT)
+	$(CC) -O1 -g -Wall -Wextra -Werror -I$(TOP)/rewrite -I$(TOP)/tests/fuzz -o $@ $< $(FUZZ_JIT)
 
 .PHONY: raise-stats
 raise-stats: $(RAISE_STATS)

@@ -71,7 +71,7 @@ static bool is_companion(const struct bpfa_raise_env *env, const struct bpf_insn
 {
 	__u64 v = (__u64)(__u32)p[1].imm << 32 | (__u32)p[0].imm;
 
-	return p[0].code == (BPF_LD | BPF_IMM | BPF_DW) && p[0].dst_reg == reg &&
+	return bpfa_is_ldimm64(&p[0]) && p[0].dst_reg == reg &&
 	       (p[0].src_reg == 0 || p[0].src_reg == BPF_PSEUDO_MAP_VALUE) && p[0].off == 0 &&
 	       p[1].code == 0 && p[1].dst_reg == 0 && p[1].src_reg == 0 && p[1].off == 0 &&
 	       v == env->companion_value;
@@ -532,7 +532,7 @@ static void opt_step(const struct bpfa_raise_env *env, struct opt_state *st,
 			  p->code == (BPF_LDX | BPF_MEM | BPF_B));
 		break;
 	case BPF_LD:
-		if (p->code == (BPF_LD | BPF_IMM | BPF_DW))
+		if (bpfa_is_ldimm64(p))
 			opt_write(st, p->dst_reg, false);
 		else
 			opt_reset(st);
@@ -584,9 +584,9 @@ static void mark_targets(unsigned long *t, const struct bpf_insn *insns, __u32 l
 
 		if (bpfa_is_jump(p))
 			set_target(t, len, (__s64)i + 1 + bpfa_jump_disp(p));
-		else if (p->code == (BPF_JMP | BPF_CALL) && p->src_reg == BPF_PSEUDO_CALL)
+		else if (bpfa_is_pcall(p))
 			set_target(t, len, (__s64)i + 1 + p->imm);
-		else if (p->code == (BPF_LD | BPF_IMM | BPF_DW) && p->src_reg == BPF_PSEUDO_FUNC)
+		else if (bpfa_is_pfunc(p))
 			set_target(t, len, (__s64)i + 1 + p->imm);
 	}
 }
@@ -697,7 +697,7 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 			opt_reset(&st);
 		if (!match_form(env, insns, len, i, &f)) {
 			opt_step(env, &st, &insns[i], i);
-			if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			if (!bpfa_is_ldimm64(&insns[i]))
 				continue;
 			/* a mark on the second half: a boundary after the pair */
 			if (++i < len && env->targets && is_target(env->targets, i))

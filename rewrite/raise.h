@@ -2,7 +2,7 @@
 /*
  * bpf-arena-dkms: the RAISE pass, run on verified code at bpf_int_jit_compile()
  * entry.  Rewrites, in place and with the same instruction count, every complete
- * placeholder form of jit/PLACEHOLDERS.md into direct arena code through AX.
+ * placeholder form of docs/PLACEHOLDERS.md into direct arena code through AX.
  * Anything that is not exactly a form is left alone; already raised code never
  * matches again (idempotent).  Safe for any input; no allocation, O(1) stack
  * (the optimisations use the caller's env->targets).
@@ -10,7 +10,7 @@
 #ifndef BPFA_RAISE_H
 #define BPFA_RAISE_H
 
-#include "bpfa_insn.h"
+#include "insn.h"
 
 #define BPFA_RAISE_MSG_LEN 192
 
