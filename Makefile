@@ -35,7 +35,6 @@ TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VER
 include $(TOP)/lib/lib.mk
 # Optional parts, each owned by its directory.
 -include $(TOP)/rewrite/rewrite.mk
--include $(TOP)/tests/kshim/kshim.mk
 -include $(TOP)/tests/bpf/bpf.mk
 -include $(TOP)/dkms/dkms.mk
 -include $(TOP)/tests/fuzz/fuzz.mk

@@ -43,7 +43,7 @@ int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
 
 /*
  * Facts of 6.1's x86-64 JIT the program side relies on (research notes
- * v61-verifier.md §4-5; fault_x86.c decodes its output):
+ * v61-verifier.md §4-5; rewrite/fault_decode.c decodes its output):
  *  - BPF_REG_AX is r10 and is never live across BPF instructions;
  *  - bpf_int_jit_compile() blinds constants itself, after our hook, and
  *    skips instructions naming AX;

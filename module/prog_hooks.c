@@ -11,7 +11,7 @@
  *    arena, so the program holds its arena (and bpftool shows it); after
  *    the JIT, a program that is not JITed or whose raise failed is refused
  *    there, so it never gets an id or an fd.
- *  - search_bpf_extables(): fault fixups of raised accesses (fault_x86.c).
+ *  - search_bpf_extables(): fault fixups of raised accesses (prog_fault.c).
  * Any program outside a load context passes all three untouched; with no
  * load context at all, the first two are not even redirected.
  */
@@ -23,7 +23,7 @@
 #include <linux/spinlock.h>
 
 #include "arena.h"
-#include "fault.h"
+#include "prog_fault.h"
 #include "hook.h"
 #include "prog_ctx.h"
 #include "raise.h"

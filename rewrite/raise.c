@@ -17,8 +17,8 @@
  *     the arena's reserved window (module/arena.h: 4 GiB + 64 KiB guard).
  *     (match_form() checks the first instruction exactly; tests break it.)
  *  2. Nothing is ever mapped in that window but the arena's pages; any other
- *     access faults and is fixed up (module/fault_x86.c): loads give 0, stores
- *     and atomics are skipped.  The window lives as long as the arena, and the
+ *     access faults and is fixed up (fault_decode.c, module/prog_fault.c):
+ *     loads give 0, stores and atomics are skipped.  The window lives as long as the arena, and the
  *     program holds the arena (used_maps, module/prog_hooks.c).
  *  3. The raised code writes only AX (the JIT's scratch r10, never live across
  *     BPF instructions on x86-64; constant blinding skips instructions naming
@@ -358,7 +358,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *  - a return from any call lands on the instruction after the call, and
  *    a call already ends the block;
  *  - exception tables (BPF_PROBE_MEM and the arena's fault fixup,
- *    module/fault_x86.c) resume at the instruction after the faulting one,
+ *    module/prog_fault.c) resume at the instruction after the faulting one,
  *    in order, with the destination of a load zeroed: not a new entry, and
  *    the walk's facts hold for the zeroed value (a zero is zero-extended;
  *    AX is never a load destination).
@@ -400,9 +400,9 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     skips JA and every instruction naming AX), the verifier's patches are
  *     already in the program the raise sees (anything naming AX ends the
  *     block), and what 6.1's JIT emits for the instructions of 3. writes no
- *     r10.  The fault fixup (module/fault_x86.c) recognises a faulting
- *     access of a chain by decoding forward from its `movabs r10,
- *     kern_vm_start; add r10, reg` over exactly those x86 forms.
+ *     r10.  The fault fixup (fault_decode.c) recognises a faulting access of
+ *     a chain by decoding forward from its `movabs r10, kern_vm_start;
+ *     add r10, reg` over exactly those x86 forms.
  *  3. keeps_ax(): what a chain may run through.  In 6.1's do_jit()
  *     (arch/x86/net/bpf_jit_comp.c) each is one x86 instruction on BPF
  *     registers only (never r10, BPF_REG_AX, or r11, AUX_REG), or for a
@@ -462,7 +462,7 @@ static bool is_cond_jump(const struct bpf_insn *p)
 
 /*
  * May a chain run through p (OPTIMISATIONS 3)?  Only the x86 forms
- * module/fault_x86.c decodes (decode_between()) come from these.
+ * fault_decode.c decodes (decode_between()) come from these.
  */
 static bool keeps_ax(const struct bpfa_raise_env *env, const struct bpf_insn *p)
 {

@@ -37,7 +37,7 @@ struct bpfa_raise_env {
 	unsigned long *targets;
 };
 
-/* Longest run of accesses through one AX (module/fault_x86.c decodes it). */
+/* Longest run of accesses through one AX (fault_decode.c decodes it). */
 #define BPFA_AX_CHAIN_MAX	16
 /* Most instructions a chain may run through besides its accesses (keeps_ax()). */
 #define BPFA_AX_BETWEEN_MAX	8

@@ -1,5 +1,5 @@
 # rewrite/rewrite.mk: included by the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
-# The lowering and the raise are plain C, so their unit test links them directly.
+# The rewriter is plain C, so its unit tests link its files directly.
 REWRITE_SRCS := $(TOP)/rewrite/lower.c $(TOP)/rewrite/raise.c
 REWRITE_DEPS := $(REWRITE_SRCS) $(wildcard $(TOP)/rewrite/*.h)
 LOWER_UNIT_SAN := $(BUILD)/host/lower_unit_test_san
@@ -22,3 +22,9 @@ $(LOWER_UNIT_SAN): $(TOP)/tests/lower_unit_test.c $(REWRITE_DEPS)
 .PHONY: lower-unit-san
 lower-unit-san: $(LOWER_UNIT_SAN)
 	$(LOWER_UNIT_SAN)
+
+# The fault fixup's decoder, linked as the module links it.
+$(BUILD)/tests/fault_decode_unit_test: $(TOP)/tests/fault_decode_unit_test.c \
+		$(TOP)/rewrite/fault_decode.c $(REWRITE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/rewrite -o $@ $< $(TOP)/rewrite/fault_decode.c

@@ -5,7 +5,7 @@
  * accesses through one base sharing one `movabs r10; add r10, rS`.  Each
  * program runs on a populated page (values checked) and on an unpopulated
  * one (every access faults: loads give 0, stores are dropped, so the fault
- * fixup of module/fault_x86.c must recognise every access of a chain), under
+ * fixup of rewrite/fault_decode.c must recognise every access of a chain), under
  * bpf_jit_harden 0, 1 and 2 (constant blinding runs after the raise).  On
  * 6.12 the same programs run on the in-tree arena (same results).
  */
