@@ -102,65 +102,6 @@ static struct arena_hook hooks[NR_HOOKS] = {
 	},
 };
 
-/*
- * The load's map view (map_view.c) becomes the arena in a verified program:
- * ld_imm64 of the view's address now loads the arena's struct bpf_map,
- * whose prefix is what the verifier checked every use against.  Runs before
- * constant blinding; idempotent.
- *
- * src_reg is still set (BPF_PSEUDO_MAP_FD, or _IDX for an fd_array entry)
- * in the func[i] copies jit_subprogs() JITs: 6.1's bpf_check() clears it
- * (convert_pseudo_ld_imm64()) only after fixup_call_args().  Matching only
- * 0 left the view's address in every subprogram's image, and the view is
- * freed once the load ends: a read of &arena's fields there read freed
- * memory (arena_conformance_test
- * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
- * view's address, which nothing else in the program holds: no constant
- * names it (prog_load.c view_no_constant_names()), the user's program may
- * not name the view's fd (prog_load.c names_view_fd()), and what the
- * verifier resolves names other live objects.  The JIT ignores src_reg of
- * an ld_imm64.
- */
-static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
-{
-	u64 from = (unsigned long)ctx->view, to = (unsigned long)&ctx->arena->map;
-	u32 i;
-
-	if (!ctx->view)
-		return;
-	for (i = 0; i + 1 < len; i++) {
-		if (!bpfa_is_ldimm64(&insn[i]))
-			continue;
-		/*
-		 * Every src_reg 6.1 resolves to an object and later clears
-		 * (all but BPF_PSEUDO_FUNC); never the raise's own constants
-		 * (AX: user_vm_start & ~U32_MAX, which map_extra chooses).
-		 */
-		if (insn[i].src_reg != BPF_PSEUDO_FUNC && insn[i].dst_reg != BPF_REG_AX &&
-		    ((u64)(u32)insn[i].imm | (u64)(u32)insn[i + 1].imm << 32) == from) {
-			insn[i].imm = (u32)to;
-			insn[i + 1].imm = (u32)(to >> 32);
-		}
-		i++;
-	}
-}
-
-/* Drops the view from used_maps: the arena (or its slot) holds what it stood for. */
-static void drop_view(struct bpf_prog_aux *aux, struct bpf_map *view)
-{
-	u32 i;
-
-	for (i = 0; view && i < aux->used_map_cnt; i++) {
-		if (aux->used_maps[i] != view)
-			continue;
-		memmove(&aux->used_maps[i], &aux->used_maps[i + 1],
-			(aux->used_map_cnt - i - 1) * sizeof(*aux->used_maps));
-		aux->used_map_cnt--;
-		bpf_map_put(view);
-		return;
-	}
-}
-
 static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 {
 	struct bpf_prog *(*orig)(struct bpf_prog *prog) = (void *)hooks[HOOK_JIT].orig;

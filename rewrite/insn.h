@@ -139,6 +139,13 @@ static inline bool bpfa_is_map_ldimm64(const struct bpf_insn *insn)
 		insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
 }
 
+/* A map ld_imm64 naming its map by fd_array index (its imm). */
+static inline bool bpfa_is_idx_ldimm64(const struct bpf_insn *insn)
+{
+	return bpfa_is_ldimm64(insn) &&
+	       (insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
+}
+
 /* An ld_imm64 of a subprogram's address (a callback). */
 static inline bool bpfa_is_pfunc(const struct bpf_insn *insn)
 {

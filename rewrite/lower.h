@@ -50,7 +50,7 @@ struct bpfa_lower_env {
 	__s32 companion_fd;			/* imm of the placeholders' MAP_VALUE ld_imm64 */
 	/*
 	 * map_view: an arena ld_imm64 MAP_FD/MAP_IDX becomes ld_imm64 MAP_FD
-	 * view_fd (a real map pointer for the verifier, module/map_view.c);
+	 * view_fd (a real map pointer for the verifier, module/prog_view.c);
 	 * otherwise the constant 0.
 	 */
 	bool map_view;

@@ -321,7 +321,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *    Cleared by any other write to the register.  (The one verifier patch
  *    that writes the upper half after a 32-bit def, BPF_F_TEST_RND_HI32's
  *    poisoning, goes through AX, which ends a block; and the module refuses
- *    that flag for arena programs, module/prog_load.c.)
+ *    that flag for arena programs, module/prog_scan.c find_arena().)
  *  ax: AX == kern_vm_start + rS for base S, computed by the last raised
  *    LOAD/STX/ST form, with rS not written since.
  *

@@ -608,7 +608,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	env.kf_free_ph_id = 1001;
 	env.kf_alloc_map_id = 1002;
 	env.kf_free_map_id = 1003;
-	/* &arena as a map pointer (module/map_view.c) or as the constant 0. */
+	/* &arena as a map pointer (module/prog_view.c) or as the constant 0. */
 	env.map_view = fe.flags & 16;
 	env.view_fd = fe.companion_fd + 1;
 	renv.user_vm_start = uvm;

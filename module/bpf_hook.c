@@ -22,7 +22,7 @@
 #include "hook.h"
 #include "ksyms.h"
 #include "prog_load.h"
-#include "syscall.h"
+#include "bpf_hook.h"
 
 static long arena_sys_bpf(const struct pt_regs *regs);
 static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
@@ -191,12 +191,12 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 				       addr, len, pgoff, flags);
 }
 
-int arena_syscall_init(void)
+int arena_bpf_hook_init(void)
 {
 	return hooks_install(hooks, NR_HOOKS);
 }
 
-void arena_syscall_exit(void)
+void arena_bpf_hook_exit(void)
 {
 	hooks_remove(hooks, NR_HOOKS);
 }
