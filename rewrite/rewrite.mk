@@ -20,6 +20,7 @@ $(LOWER_UNIT_SAN): $(TOP)/tests/lower_unit_test.c $(REWRITE_DEPS)
 		-fno-sanitize-recover=all -I$(TOP)/rewrite -o $@ $< $(REWRITE_SRCS)
 
 .PHONY: lower-unit-san
+## lower-unit-san: lower_unit_test with ASan/UBSan on the host
 lower-unit-san: $(LOWER_UNIT_SAN)
 	$(LOWER_UNIT_SAN)
 

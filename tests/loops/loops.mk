@@ -30,6 +30,7 @@ $(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/rewri
 		-fno-sanitize-recover=all -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
 
 .PHONY: loops-unit
+## loops-unit: host unit tests of the loop pass, plain and with ASan/UBSan
 loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN) $(ITER_UNIT) $(ITER_UNIT_SAN)
 	$(LOOPS_UNIT)
 	$(LOOPS_UNIT_SAN)
