@@ -32,7 +32,7 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 /*
  * bpf(int cmd, ...): 6.1 takes the command from the low 32 bits of rdi
  * (SYSCALL_DEFINE3's int), so the hook must too: bpf(5 | 1 << 32) is a
- * BPF_PROG_LOAD (attack review 7).
+ * BPF_PROG_LOAD, which a hook reading all of rdi would pass on unlowered.
  */
 static int notrace sys_bpf_cmd(const struct pt_regs *regs)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The program-side hooks (DESIGN.md "Programs"):
+ * The program-side hooks (docs/DESIGN.md "Programs"):
  *  - bpf_int_jit_compile(): raise the verified placeholders of a program
  *    loaded inside a load context (prog_ctx.h), in place, before the stock
  *    JIT (and so before constant blinding).  Programs with subprograms are
@@ -69,7 +69,7 @@ static struct bpf_prog *arena_jit_compile(struct bpf_prog *prog);
 static struct bpf_prog *arena_select_runtime(struct bpf_prog *fp, int *err);
 
 /*
- * The filter of the JIT and select_runtime hooks (issue 15): with no load
+ * The filter of the JIT and select_runtime hooks: with no load
  * context anywhere, no program can be one of ours, and the call goes on
  * without the redirect and the second trip through ftrace that calling the
  * original costs.  Lockless, so it may see a context another task is just
@@ -201,7 +201,7 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 	/*
 	 * Without subprograms, orig() below JITs this same fp with nothing
 	 * between that writes its instructions: the JIT hook need not look for
-	 * view loads again (issue 15: a pass over the whole program).  Any
+	 * view loads again (a pass over the whole program).  Any
 	 * other program the JIT sees (func[i] of jit_subprogs()) is looked at.
 	 */
 	ctx->viewed = fp;

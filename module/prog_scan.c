@@ -271,7 +271,7 @@ int loops_allowed(struct prog_load *pl)
 }
 
 /*
- * The fast path (issue 15): can the program at all be one find_arena() acts
+ * The fast path: can the program at all be one find_arena() acts
  * on?  One pass over the caller's instructions in place (no allocation, no
  * copy), looking for what find_arena() looks for: an ld_imm64 naming a map,
  * an addr_space_cast, or a kfunc call (the arena kfuncs also take a map

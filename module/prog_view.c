@@ -157,7 +157,8 @@ static u64 ldimm64_value(const struct bpf_insn *p)
  * view's address?  The JIT-time rewrite finds the view's loads by that
  * address (view_to_arena()), so such a constant would become
  * &arena after the verifier proved it a known scalar: arithmetic the
- * verifier never checked (attack review of d8f6911).  A constant is the
+ * verifier never checked (a user with CAP_BPF and CAP_PERFMON can learn
+ * freed view addresses and guess the next one).  A constant is the
  * user's own or an arena global's user_vm_start + off (map_extra chooses
  * it); the ld_imm64s the verifier resolves or adds name other live objects
  * (maps, map values, kernel symbols, BPF_PSEUDO_FUNC keeps its src_reg), so
@@ -180,9 +181,9 @@ static bool constant_names_view(const struct bpf_insn *p, u32 len, const struct 
 /*
  * Does the user's program name fd (the load's view, in the snapshot) in a map
  * ld_imm64, directly or through fd_array?  Only the lowering's own loads may:
- * the user's could only have guessed the number (attack review of 2079f98:
- * an unlowered MAP_IDX of the view), and the view stands for &arena only
- * where the lowering put it.
+ * the user's could only have guessed the number (an unlowered MAP_IDX of the
+ * view would stay the view in subprograms), and the view stands for &arena
+ * only where the lowering put it.
  */
 bool names_view_fd(const struct prog_load *pl, int fd)
 {
@@ -257,23 +258,21 @@ int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
 
 /*
  * The load's map view becomes the arena in a verified program (from the JIT
- * and select_runtime hooks, prog_hooks.c):
- * ld_imm64 of the view's address now loads the arena's struct bpf_map,
- * whose prefix is what the verifier checked every use against.  Runs before
- * constant blinding; idempotent.
+ * and select_runtime hooks, prog_hooks.c): ld_imm64 of the view's address
+ * now loads the arena's struct bpf_map, whose prefix is what the verifier
+ * checked every use against.  Runs before constant blinding; idempotent.
  *
  * src_reg is still set (BPF_PSEUDO_MAP_FD, or _IDX for an fd_array entry)
  * in the func[i] copies jit_subprogs() JITs: 6.1's bpf_check() clears it
  * (convert_pseudo_ld_imm64()) only after fixup_call_args().  Matching only
- * 0 left the view's address in every subprogram's image, and the view is
- * freed once the load ends: a read of &arena's fields there read freed
- * memory (arena_conformance_test
+ * src_reg 0 would leave the view's address in every subprogram's image, and
+ * the view is freed once the load ends: a read of &arena's fields there
+ * would read freed memory (arena_conformance_test
  * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
  * view's address, which nothing else in the program holds: no constant
  * names it (view_no_constant_names()), the user's program may not name the
- * view's fd (names_view_fd()), and what the
- * verifier resolves names other live objects.  The JIT ignores src_reg of
- * an ld_imm64.
+ * view's fd (names_view_fd()), and what the verifier resolves names other
+ * live objects.  The JIT ignores src_reg of an ld_imm64.
  */
 void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
 {

@@ -1074,7 +1074,7 @@ static int preds(struct pctx *c)
 /*
  * A worklist, not repeated sweeps: sweeps need one pass per backward jump
  * a liveness fact crosses, so a staircase of N backward jumps cost N^2
- * (review 2: 65k insns held a CPU for 20-40 s).  Here live sets only grow
+ * (65k insns could hold a CPU for 20-40 s).  Here live sets only grow
  * (live[] starts at 0), each by at most NREGS bits, and an insn is queued
  * again only when a successor's set grew: O(len * NREGS) visits.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf-arena-dkms: the lowering (see lower.h, PLACEHOLDERS.md, DESIGN.md "Lowering").
+ * bpf-arena-dkms: the lowering (see lower.h, docs/PLACEHOLDERS.md, docs/DESIGN.md "Lowering").
  *
  * 1. Structure: ld_imm64 pairs, subprograms (bpf-to-bpf call and callback targets),
  *    jump targets, basic blocks; the state-independent rewrites (casts, arena

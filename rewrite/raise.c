@@ -7,7 +7,7 @@
  * raised code names AX in its first rewritten slot, which no form allows, so a
  * second raise finds nothing.
  *
- * WHY THE RAISE IS SAFE FOR ANY VERIFIED PROGRAM (DESIGN.md).  The raise is a
+ * WHY THE RAISE IS SAFE FOR ANY VERIFIED PROGRAM (docs/DESIGN.md).  The raise is a
  * local rewrite; its safety rests only on what the stock verifier proved about
  * the form and on the arena's address layout, never on who wrote the form:
  *  1. The address register S went through the form's first instruction,
@@ -293,7 +293,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
 }
 
 /*
- * OPTIMISATIONS (issue 15).  Only with env->targets (a bitmap the caller
+ * OPTIMISATIONS.  Only with env->targets (a bitmap the caller
  * provides, filled here): without it every form is raised in full.  The
  * walk below keeps, inside one basic block, two facts about the program as
  * it will run after the raise:
@@ -615,16 +615,12 @@ static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct
 	o->reuse_ax = plain && st->ax_base == f->s && st->ax_end == i &&
 		      st->chain < BPFA_AX_CHAIN_MAX;
 	/*
-	 * drop_zext was switched off (970445d) for a fuzzer report, "zext of r2
-	 * dropped across a jump target 347" (tests/fuzz/findings/raise-drop-
-	 * zext-across-target.bin).  The "jump" was `BPF_JMP32 | BPF_CALL`, src
-	 * BPF_PSEUDO_CALL, imm 0x60, at lowered insn 250: the fuzzer's checker
-	 * took it for a bpf-to-bpf call into the companion ld_imm64 of the LOAD
-	 * form at 345.  6.1 has no such call (bpf_pseudo_call() wants BPF_JMP;
-	 * do_check() refuses the instruction, dead-code removal drops it), so
-	 * this walk rightly ignored it: the checker was wrong, not the raise.
-	 * The checker now uses 6.1's own definitions, and the walk also treats
-	 * marks inside forms and ld_imm64 as boundaries (see ENTRY POINTS).
+	 * A `BPF_JMP32 | BPF_CALL` with src BPF_PSEUDO_CALL is no call on 6.1
+	 * (bpf_pseudo_call() wants BPF_JMP; do_check() refuses the instruction,
+	 * dead-code removal drops it), so this walk rightly takes no target
+	 * from it (tests/fuzz/findings/raise-drop-zext-across-target.bin holds
+	 * one aimed into a form).  Marks inside forms and ld_imm64 end a block
+	 * (see ENTRY POINTS).
 	 */
 	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
 	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
