@@ -12,6 +12,7 @@ QEMU_TRIXIE := $(TOP)/cache/qemu-trixie
 BENCH_PLUGIN := $(BENCH_OUT)/insn_count.so
 
 .PHONY: bench bench-build
+## bench-build: the instruction-count benchmark and its TCG plugin
 bench-build: $(BENCH_BIN) $(BENCH_PLUGIN)
 
 $(QEMU_TRIXIE)/.done:
@@ -23,6 +24,7 @@ $(BENCH_PLUGIN): $(TOP)/bench/plugin/insn_count.c $(QEMU_TRIXIE)/.done
 		-I$(QEMU_TRIXIE)/root/usr/include/glib-2.0 \
 		-I$(QEMU_TRIXIE)/root/usr/lib/x86_64-linux-gnu/glib-2.0/include -o $@ $< -lpthread
 
+## bench: the benchmark on 6.1 + module and on 6.12 (bench/README.md)
 bench: bench-build
 	$(TOP)/bench/run
 

@@ -1,11 +1,10 @@
 # DKMS packaging and installation, included by the top-level Makefile.
-# See dkms/README-install.md.
+# README.md, "Installing on a Debian 12 host (DKMS)", is the manual.
 #
 #   make dist                 build/dist/bpf-arena-VERSION.tar.gz: what DKMS needs
 #   make install              DKMS add/build/install for the running kernel, udev
 #                             rule, modules-load.d entry, libbpfarena + headers + .pc
 #   make uninstall            undoes all of it (every installed version)
-#   make check-dkms           end-to-end test in a debootstrapped Debian 12 VM
 #
 # install/uninstall variables (defaults in brackets):
 #   PREFIX [/usr/local]       library, headers, pkg-config file
@@ -22,13 +21,13 @@ DKMS_NAME := bpf-arena
 DIST_NAME := $(DKMS_NAME)-$(VERSION)
 DIST_TARBALL := $(BUILD)/dist/$(DIST_NAME).tar.gz
 # Exactly what DKMS builds from: dkms.conf, Kbuild, VERSION, the kernel sources
-# and dkms/build.sh.  jit/ is included when it exists.  Plus the README and
-# the licences (LICENSE, LICENSES/), copied as they are.
-DIST_FILES = dkms.conf Kbuild VERSION module uapi dkms/build.sh $(notdir $(wildcard $(TOP)/jit))
+# (module/, rewrite/, uapi/) and dkms/build.sh.  Plus the README and the
+# licences (LICENSE, LICENSES/), copied as they are.
+DIST_FILES = dkms.conf Kbuild VERSION module rewrite uapi dkms/build.sh
 DIST_DOCS = README.md LICENSE LICENSES
 DIST_DEPS = $(TOP)/dkms.conf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/dkms/build.sh \
 	$(addprefix $(TOP)/,$(DIST_DOCS)) \
-	$(shell find $(TOP)/module $(TOP)/uapi $(TOP)/LICENSES $(wildcard $(TOP)/jit) -type f 2>/dev/null)
+	$(shell find $(TOP)/module $(TOP)/rewrite $(TOP)/uapi $(TOP)/LICENSES -type f 2>/dev/null)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -47,8 +46,9 @@ LIBDIR := $(DESTDIR)$(PREFIX)/lib
 INCDIR := $(DESTDIR)$(PREFIX)/include
 
 .PHONY: dist install uninstall install-dkms install-udev install-lib \
-	uninstall-dkms uninstall-udev uninstall-lib check-dkms
+	uninstall-dkms uninstall-udev uninstall-lib
 
+## dist: build/dist/bpf-arena-VERSION.tar.gz, the tree DKMS builds
 dist: $(DIST_TARBALL)
 
 $(DIST_TARBALL): $(DIST_DEPS)
@@ -65,14 +65,17 @@ $(DIST_TARBALL): $(DIST_DEPS)
 	@mv $@.tmp $@
 	@echo "dist: $@"
 
+## install: DKMS module, udev rule, modules-load.d entry, library (PREFIX, DESTDIR)
 install: $(if $(filter yes,$(BPF_ARENA_DKMS)),install-dkms) install-udev install-lib
 	@echo "install: done (module for $(KERNELVER): $(if $(filter yes,$(BPF_ARENA_DKMS)),$$(if [ -e $(BUILD)/.dkms-excluded ]; then echo "none, excluded: not x86_64"; else echo "dkms $(DKMS_NAME)/$(VERSION)"; fi),skipped); /dev/bpf_arena $(BPF_ARENA_GROUP) $(BPF_ARENA_MODE); library in $(PREFIX))"
 
+## uninstall: undo install (every installed version)
 uninstall: uninstall-dkms uninstall-udev uninstall-lib
 
 # The module: the dist tree in /usr/src, then dkms add/build/install.  Any
 # other version of bpf-arena is removed first (an upgrade), and so is this one
 # (a reinstall builds again).
+## install-dkms: the module through dkms add/build/install for KERNELVER
 install-dkms: $(DIST_TARBALL)
 ifeq ($(DESTDIR),)
 	@command -v $(DKMS) >/dev/null || { echo "install: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
@@ -109,6 +112,7 @@ else
 	tar -xzf $(DIST_TARBALL) -C $(DESTDIR)/usr/src
 endif
 
+## install-udev: the udev rule of /dev/bpf_arena and the modules-load.d entry
 install-udev:
 	@case "$(BPF_ARENA_MODE)" in [0-7][0-7][0-7]|[0-7][0-7][0-7][0-7]) ;; \
 		*) echo "install: BPF_ARENA_MODE must be octal, e.g. 0660" >&2; exit 1 ;; esac
@@ -137,6 +141,7 @@ ifeq ($(DESTDIR),)
 endif
 
 # libbpfarena as lib/lib.mk builds it; the .pc file is made for PREFIX here.
+## install-lib: libbpfarena, its headers and libbpfarena.pc into PREFIX
 install-lib: $(LIB_A) $(LIB_SO)
 	install -d $(LIBDIR)/pkgconfig $(INCDIR)/linux
 	install -m 0644 $(LIB_A) $(LIBDIR)/libbpfarena.a
@@ -149,6 +154,7 @@ ifeq ($(DESTDIR),)
 	-ldconfig
 endif
 
+## uninstall-dkms: unload and dkms remove every version
 uninstall-dkms:
 ifeq ($(DESTDIR),)
 	-[ ! -d /sys/module/bpf_arena ] || modprobe -r bpf_arena || rmmod bpf_arena
@@ -161,12 +167,14 @@ ifeq ($(DESTDIR),)
 endif
 	rm -rf $(DESTDIR)/usr/src/$(DKMS_NAME)-*
 
+## uninstall-udev: remove the udev rule and the modules-load.d entry
 uninstall-udev:
 	rm -f $(UDEV_RULE) $(MODULES_LOAD)
 ifeq ($(DESTDIR),)
 	-udevadm control --reload 2>/dev/null
 endif
 
+## uninstall-lib: remove the library, headers and .pc file
 uninstall-lib:
 	rm -f $(LIBDIR)/libbpfarena.a $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libbpfarena.so \
 		$(LIBDIR)/pkgconfig/libbpfarena.pc $(addprefix $(INCDIR)/,$(notdir $(wildcard $(TOP)/lib/include/*.h))) $(INCDIR)/linux/bpf_arena.h
@@ -174,7 +182,3 @@ uninstall-lib:
 ifeq ($(DESTDIR),)
 	-ldconfig
 endif
-
-# The .debs of `make deb` (packaging/deb.mk) too, unless CHECK_DKMS_DEB=0.
-check-dkms: dist lib $(if $(filter 0,$(CHECK_DKMS_DEB)),,deb)
-	$(TOP)/dkms/check.sh

@@ -12,6 +12,7 @@ $(INSPECT_BIN): $(INSPECT_SRCS) $(INSPECT_HDRS)
 	$(CC) $(USER_CFLAGS) -std=gnu11 -DBPF_ARENA_VERSION='"$(VERSION)"' -o $@ $(INSPECT_SRCS)
 
 .PHONY: inspect
+## inspect: the bpf-arena inspector (build/bin/bpf-arena)
 inspect: $(INSPECT_BIN)
 # The VM runner stages build/bin: build the inspector with the rest.
 userspace: $(INSPECT_BIN)

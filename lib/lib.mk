@@ -14,6 +14,8 @@ LIB_LDLIBS := -lbpf -lpthread
 LIB_CFLAGS := -O2 -g $(WARN) -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-I$(TOP)/uapi -I$(TOP)/lib/include -I$(TOP)/lib/src
 
+.PHONY: lib
+## lib: libbpfarena (static, shared, pkg-config file) in build/lib
 lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 
 $(BUILD)/lib/obj/%.o: $(TOP)/lib/src/%.c $(wildcard $(TOP)/lib/include/*.h $(TOP)/lib/src/*.h $(TOP)/uapi/*/*.h)

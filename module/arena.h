@@ -137,7 +137,7 @@ struct bpf_arena {
 	atomic64_t kern_frees;
 	struct arena_stats stats;	/* inspection only (arena_stats.h) */
 	/*
-	 * Programs (companion.c): a stock ARRAY map whose value the lowered
+	 * Programs (prog_companion.c): a stock ARRAY map whose value the lowered
 	 * program's placeholders name; created at the first program load and
 	 * held until the arena is freed.  On companion_list while set.
 	 */
@@ -274,7 +274,7 @@ void arena_tables_init(struct bpf_arena *arena);
 void arena_tables_free(struct bpf_arena *arena);
 
 /*
- * companion.c: what arena programs name instead of the arena map.  Both
+ * prog_companion.c: what arena programs name instead of the arena map.  Both
  * calls below run only inside an fd snapshot (fd_snapshot.h).
  */
 /* Creates the arena's companion once; 0 or -errno. */
@@ -294,7 +294,7 @@ bool arena_kern_vm_start_is_live(u64 kern_vm_start);
 void arena_companion_release(struct bpf_arena *arena);
 
 /*
- * map_view.c: what the verifier sees for an arena ld_imm64 MAP_FD (one view
+ * prog_view.c: what the verifier sees for an arena ld_imm64 MAP_FD (one view
  * per load, refcnt 1 held by the caller); arena_view_new_fd() makes a
  * read-only fd of it in the current (snapshot) table.
  */

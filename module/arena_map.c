@@ -403,7 +403,7 @@ static int arena_map_check_btf(const struct bpf_map *map, const struct btf *btf,
 
 /*
  * The stock 6.1 verifier must never get an address from an arena: arena
- * globals are lowered to constants before it runs (jit/lower.c), so it only
+ * globals are lowered to constants before it runs (rewrite/lower.c), so it only
  * sees an arena ld_imm64 MAP_VALUE when something bypassed the lowering (a
  * BPF_PROG_TYPE_SYSCALL program's bpf_sys_bpf(), or a sibling thread that
  * swapped an fd after the module looked).  Refuse it there.

@@ -54,7 +54,7 @@ static inline void arena_stats_free(struct arena_stats *st)
 	st->creator_pid = NULL;
 }
 
-/* companion.c: counts one fixup of the arena whose window starts there. */
+/* prog_companion.c: counts one fixup of the arena whose window starts there. */
 void arena_stat_fixup(u64 kern_vm_start);
 
 #endif /* BPF_ARENA_ARENA_STATS_H */

@@ -12,7 +12,7 @@
  * only there, and nobody can close, replace or add an fd in the copy.  The
  * copy is frozen, not hidden: pidfd_getfd() (allowed within a thread group)
  * and /proc read task->files and may copy an fd OUT of it, which is why the
- * companion's fds are read-only (companion.c).  The new program's file is
+ * companion's fds are read-only (prog_companion.c).  The new program's file is
  * installed in the task's own table only after every check passed.
  *
  * Closing the copy closes its duplicated files, exactly as a forked child

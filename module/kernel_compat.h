@@ -43,7 +43,7 @@ int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
 
 /*
  * Facts of 6.1's x86-64 JIT the program side relies on (research notes
- * v61-verifier.md §4-5; fault_x86.c decodes its output):
+ * v61-verifier.md §4-5; rewrite/fault_decode.c decodes its output):
  *  - BPF_REG_AX is r10 and is never live across BPF instructions;
  *  - bpf_int_jit_compile() blinds constants itself, after our hook, and
  *    skips instructions naming AX;
@@ -71,7 +71,7 @@ static inline struct files_struct *arena_dup_fd(typeof(&dup_fd) fn, struct files
  * *data`: btf_parse()'s copy of the blob user space loaded, never changed
  * while a reference is held, whose own header gives its size (btf_check_
  * sec_info() makes the sections fill it exactly).  The loop pass extends a
- * program's BTF from it (jit/loops.c, prog_load.c).
+ * program's BTF from it (rewrite/loops.c, prog_load.c).
  */
 static inline const void *arena_btf_data(const struct btf *btf)
 {

@@ -8,7 +8,7 @@
  * verifier cannot check those prototypes (a map pointer argument, a void *
  * return), so they are never called: the lowering switches each call to a
  * placeholder kfunc below, whose first argument is the arena's companion
- * value (jit/PLACEHOLDERS.md).  The placeholders look the arena up from that
+ * value (docs/PLACEHOLDERS.md).  The placeholders look the arena up from that
  * address, so a forged argument (any other memory) finds nothing and they
  * return NULL / -EINVAL / do nothing.
  *
@@ -208,7 +208,7 @@ noinline void bpf_arena_free_pages_nosleep_ph(struct bpf_arena_kfunc_ref *ref, u
  * bpf_for()/bpf_repeat() (libbpf's bpf_helpers.h) call these; 6.1 has no
  * open-coded iterators.  libbpf resolves the programs' __ksym externs here
  * (6.4+ vmlinux has them, 6.1's does not); the lowering replaces every call
- * with inline code of upstream's semantics (jit/lower.c, docs/LOOPS.md), so
+ * with inline code of upstream's semantics (rewrite/lower.c, docs/LOOPS.md), so
  * these bodies never run and are registered in no kfunc set: a call the
  * lowering did not replace is refused by the verifier.  The struct has
  * upstream's layout (uapi bpf.h, 6.4+): libbpf compares only kinds.

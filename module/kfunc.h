@@ -20,7 +20,7 @@ enum arena_kfunc_id {
 	/*
 	 * Open-coded number iterators (bpf_for/bpf_repeat, upstream 6.4): in
 	 * the module's BTF for libbpf only, never registered; the lowering
-	 * replaces each call with inline code (jit/lower.c).
+	 * replaces each call with inline code (rewrite/lower.c).
 	 */
 	ARENA_KFUNC_ITER_NEW,
 	ARENA_KFUNC_ITER_NEXT,

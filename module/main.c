@@ -18,7 +18,7 @@
 #include "kfunc.h"
 #include "ksyms.h"
 #include "prog_ctx.h"
-#include "syscall.h"
+#include "bpf_hook.h"
 
 #if BPF_ARENA_KERNEL_HAS_NATIVE_ARENA
 /*
@@ -60,7 +60,7 @@ static int __init bpf_arena_init(void)
 	err = arena_prog_hooks_init();
 	if (err)
 		goto fs_exit;
-	err = arena_syscall_init();
+	err = arena_bpf_hook_init();
 	if (err)
 		goto prog_hooks_exit;
 	err = arena_dev_init();
@@ -70,7 +70,7 @@ static int __init bpf_arena_init(void)
 	return 0;
 
 syscall_exit:
-	arena_syscall_exit();
+	arena_bpf_hook_exit();
 prog_hooks_exit:
 	arena_prog_hooks_exit();
 	hooks_quiesce();
@@ -84,7 +84,7 @@ nosleep_exit:
 static void __exit bpf_arena_exit(void)
 {
 	arena_dev_exit();
-	arena_syscall_exit();
+	arena_bpf_hook_exit();
 	arena_prog_hooks_exit();
 	hooks_quiesce();
 	/*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The program-side hooks (DESIGN.md "Programs"):
+ * The program-side hooks (docs/DESIGN.md "Programs"):
  *  - bpf_int_jit_compile(): raise the verified placeholders of a program
  *    loaded inside a load context (prog_ctx.h), in place, before the stock
  *    JIT (and so before constant blinding).  Programs with subprograms are
@@ -11,7 +11,7 @@
  *    arena, so the program holds its arena (and bpftool shows it); after
  *    the JIT, a program that is not JITed or whose raise failed is refused
  *    there, so it never gets an id or an fd.
- *  - search_bpf_extables(): fault fixups of raised accesses (fault_x86.c).
+ *  - search_bpf_extables(): fault fixups of raised accesses (prog_fault.c).
  * Any program outside a load context passes all three untouched; with no
  * load context at all, the first two are not even redirected.
  */
@@ -23,7 +23,7 @@
 #include <linux/spinlock.h>
 
 #include "arena.h"
-#include "fault.h"
+#include "prog_fault.h"
 #include "hook.h"
 #include "prog_ctx.h"
 #include "raise.h"
@@ -69,7 +69,7 @@ static struct bpf_prog *arena_jit_compile(struct bpf_prog *prog);
 static struct bpf_prog *arena_select_runtime(struct bpf_prog *fp, int *err);
 
 /*
- * The filter of the JIT and select_runtime hooks (issue 15): with no load
+ * The filter of the JIT and select_runtime hooks: with no load
  * context anywhere, no program can be one of ours, and the call goes on
  * without the redirect and the second trip through ftrace that calling the
  * original costs.  Lockless, so it may see a context another task is just
@@ -101,65 +101,6 @@ static struct arena_hook hooks[NR_HOOKS] = {
 		.replacement = arena_search_bpf_extables,
 	},
 };
-
-/*
- * The load's map view (map_view.c) becomes the arena in a verified program:
- * ld_imm64 of the view's address now loads the arena's struct bpf_map,
- * whose prefix is what the verifier checked every use against.  Runs before
- * constant blinding; idempotent.
- *
- * src_reg is still set (BPF_PSEUDO_MAP_FD, or _IDX for an fd_array entry)
- * in the func[i] copies jit_subprogs() JITs: 6.1's bpf_check() clears it
- * (convert_pseudo_ld_imm64()) only after fixup_call_args().  Matching only
- * 0 left the view's address in every subprogram's image, and the view is
- * freed once the load ends: a read of &arena's fields there read freed
- * memory (arena_conformance_test
- * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
- * view's address, which nothing else in the program holds: no constant
- * names it (prog_load.c view_no_constant_names()), the user's program may
- * not name the view's fd (prog_load.c names_view_fd()), and what the
- * verifier resolves names other live objects.  The JIT ignores src_reg of
- * an ld_imm64.
- */
-static void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)
-{
-	u64 from = (unsigned long)ctx->view, to = (unsigned long)&ctx->arena->map;
-	u32 i;
-
-	if (!ctx->view)
-		return;
-	for (i = 0; i + 1 < len; i++) {
-		if (insn[i].code != (BPF_LD | BPF_IMM | BPF_DW))
-			continue;
-		/*
-		 * Every src_reg 6.1 resolves to an object and later clears
-		 * (all but BPF_PSEUDO_FUNC); never the raise's own constants
-		 * (AX: user_vm_start & ~U32_MAX, which map_extra chooses).
-		 */
-		if (insn[i].src_reg != BPF_PSEUDO_FUNC && insn[i].dst_reg != BPF_REG_AX &&
-		    ((u64)(u32)insn[i].imm | (u64)(u32)insn[i + 1].imm << 32) == from) {
-			insn[i].imm = (u32)to;
-			insn[i + 1].imm = (u32)(to >> 32);
-		}
-		i++;
-	}
-}
-
-/* Drops the view from used_maps: the arena (or its slot) holds what it stood for. */
-static void drop_view(struct bpf_prog_aux *aux, struct bpf_map *view)
-{
-	u32 i;
-
-	for (i = 0; view && i < aux->used_map_cnt; i++) {
-		if (aux->used_maps[i] != view)
-			continue;
-		memmove(&aux->used_maps[i], &aux->used_maps[i + 1],
-			(aux->used_map_cnt - i - 1) * sizeof(*aux->used_maps));
-		aux->used_map_cnt--;
-		bpf_map_put(view);
-		return;
-	}
-}
 
 static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 {
@@ -260,7 +201,7 @@ static struct bpf_prog *select_runtime(struct bpf_prog *fp, int *err)
 	/*
 	 * Without subprograms, orig() below JITs this same fp with nothing
 	 * between that writes its instructions: the JIT hook need not look for
-	 * view loads again (issue 15: a pass over the whole program).  Any
+	 * view loads again (a pass over the whole program).  Any
 	 * other program the JIT sees (func[i] of jit_subprogs()) is looked at.
 	 */
 	ctx->viewed = fp;

@@ -17,6 +17,7 @@
 #include <linux/vmalloc.h>
 #include <crypto/sha1.h>
 
+#include "insn.h"
 #include "prog_tag.h"
 
 int arena_prog_tag(const struct bpf_insn *insns, u32 len, u8 tag[BPF_TAG_SIZE])
@@ -40,7 +41,7 @@ int arena_prog_tag(const struct bpf_insn *insns, u32 len, u8 tag[BPF_TAG_SIZE])
 	dst = (void *)raw;
 	for (i = 0, was_ld_map = false; i < len; i++) {
 		dst[i] = insns[i];
-		if (!was_ld_map && dst[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		if (!was_ld_map && bpfa_is_ldimm64(&dst[i]) &&
 		    (dst[i].src_reg == BPF_PSEUDO_MAP_FD ||
 		     dst[i].src_reg == BPF_PSEUDO_MAP_VALUE)) {
 			was_ld_map = true;

@@ -83,7 +83,7 @@ static bool perfmon_cap(void)
 }
 
 /*
- * Asked once per bpf() call and handed to the checks below (issue 15: each
+ * Asked once per bpf() call and handed to the checks below (each
  * question is an LSM round trip, and 6.1 asks it up to three times before
  * the copy).  The answer cannot change during the call: a task's
  * credentials change only through its own commit_creds(), which nothing on

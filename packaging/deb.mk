@@ -6,7 +6,7 @@
 #   make deb-lint    lintian on the last build (fails on warnings and errors)
 #
 # debian/rules builds through the two goals below, which need no `make setup`
-# (no kernels, no cache/): the top Makefile lists them in NO_SETUP_GOALS.
+# (no kernels, no cache/): they are not among the top Makefile's SETUP_GOALS.
 #   make pkg-build                 the library and every $(TOOLS_BINS)
 #   make pkg-install DESTDIR=...   stages them, and the DKMS source tree
 #
@@ -26,10 +26,12 @@ PKG_LIBDIR = $(DESTDIR)$(PREFIX)/$(LIBDIR_NAME)
 .PHONY: deb deb-lint pkg-build pkg-install
 .SECONDEXPANSION:
 
+## pkg-build: the library and the tools, as debian/rules builds them
 pkg-build: lib $$(TOOLS_BINS)
 
 # The library (as install-lib, with a multiarch LIBDIR_NAME), the tools, and
 # the DKMS tree exactly as in `make dist` (README and licences included).
+## pkg-install: stage them and the DKMS tree into DESTDIR, for debian/rules
 pkg-install: pkg-build $(DIST_TARBALL)
 	install -d $(PKG_LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/usr/src
 	install -m 0644 $(LIB_A) $(PKG_LIBDIR)/libbpfarena.a
@@ -47,6 +49,7 @@ pkg-install: pkg-build $(DIST_TARBALL)
 # The package is built from a copy of the checkout's files (tracked and
 # untracked-but-not-ignored, so uncommitted work is packaged as it is): no
 # build/, cache/ or .git, and dpkg-buildpackage writes into build/deb/src/.
+## deb: the four Debian packages in build/deb, then lintian
 deb:
 	@for t in dpkg-buildpackage dh dh_dkms lintian; do command -v $$t >/dev/null || \
 		{ echo "deb: $$t is missing: run make setup (packaging/setup.sh)" >&2; exit 1; }; done
@@ -63,6 +66,7 @@ deb:
 	@$(MAKE) -s deb-lint
 	@ls -1 $(DEB_DIR)/*.deb
 
+## deb-lint: lintian on the last make deb
 deb-lint:
 	@# --show-overrides would count overridden warnings towards --fail-on
 	@# (lintian 2.116): judge without it, then list the overrides.

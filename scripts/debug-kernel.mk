@@ -15,9 +15,11 @@
 DEBUG_TIMEOUT ?= 5400
 
 .PHONY: debug-kernel check-debug check-faults
+## debug-kernel: build the KASAN/lockdep 6.1 kernel (cached)
 debug-kernel:
 	nice -n 10 $(TOP)/scripts/debug-kernel.sh build
 
+## check-debug: the VM suite on the debug kernel
 check-debug: debug-kernel
 	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) -- suite
 
@@ -25,6 +27,7 @@ check-debug: debug-kernel
 # kernels apt lists now (amd64, cloud-amd64, rt-amd64); default the oldest and
 # newest ABI of each flavour, ALL=1 every ABI; KERNELS="6.1.0-N-FLAVOUR ..." picks.
 .PHONY: check-kernels
+## check-kernels: module and VM suite on other Debian 6.1 kernels (ALL=1, KERNELS=)
 check-kernels:
 	$(TOP)/scripts/check-kernels.sh $(if $(ALL),--all) $(if $(RESUME),--resume) $(KERNELS)
 
@@ -32,6 +35,7 @@ check-kernels:
 # none): the whole suite with every test process failing 5% of its slab and page
 # allocations (task filter; assertions fail by design, the kernel log, the module's
 # clean unload, the memory and kmemleak decide), then `make stress-faults`.
+## check-faults: the suite and stress with fault injection on the debug kernel
 check-faults: debug-kernel $(STRESS_BIN)
 	$(TOP)/tests/vm/run --kernel debug --timeout $(DEBUG_TIMEOUT) $(FAULTS_ALLOW) \
 		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh 0 0 suite-faults

@@ -69,7 +69,7 @@ TEST(non_arena_program_probing_iterators_still_loads)
 /*
  * A typed ksym of vmlinux (ld_imm64 BPF_PSEUDO_BTF_ID, BTF fd 0): never one
  * of the module's iterator functions, so the module's fast path hands the
- * program to the stock path unread beyond that (module/prog_load.c,
+ * program to the stock path unread beyond that (module/prog_scan.c,
  * may_use_arena()); it loads and runs as without the module.
  */
 TEST(vmlinux_typed_ksym_program_loads_as_without_the_module)

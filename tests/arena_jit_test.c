@@ -537,7 +537,7 @@ TEST(cast_without_an_arena_is_refused)
 }
 
 /*
- * The module's fast path (module/prog_load.c, may_use_arena()) reads opcode
+ * The module's fast path (module/prog_scan.c, may_use_arena()) reads opcode
  * bytes eight at a time and hands a program with none of the four opcodes it
  * looks for back to the stock path.  Wherever the one arena instruction sits
  * - each position modulo eight, in the eight-wide part or the tail, directly

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The loop pass's cost is linear in the program, whatever its jumps (found
- * by attack review 2).  Its whole-program liveness (jit/loops.c liveness(),
+ * by attack review 2).  Its whole-program liveness (rewrite/loops.c liveness(),
  * run for every arena program with a may_goto before any loop is looked at)
  * used to repeat full backward sweeps until nothing changed; a chain of
  * backward jumps moves a live bit by one jump per sweep, so a "staircase"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AX chains through other instructions (jit/raise.c, OPTIMISATIONS 2 and 3;
+ * AX chains through other instructions (rewrite/raise.c, OPTIMISATIONS 2 and 3;
  * issue 15): two arena accesses through one base with an ALU instruction, a
  * conditional jump or a plain stack/ctx LDX/STX between them share one
  * `movabs r10, kern_vm_start; add r10, rS`, and a fault on the second one
- * must still be recognised by module/fault_x86.c, which decodes forward over
+ * must still be recognised by rewrite/fault_decode.c, which decodes forward over
  * exactly the x86 forms 6.1's JIT emits for those instructions.
  *
  * Each case B runs in two layouts with the same meaning:

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The raise's optimisations (jit/raise.c, OPTIMISATIONS; issue 15): a kept
+ * The raise's optimisations (rewrite/raise.c, OPTIMISATIONS; issue 15): a kept
  * `wS = wS` left out where rS is zero-extended already, and runs of adjacent
  * accesses through one base sharing one `movabs r10; add r10, rS`.  Each
  * program runs on a populated page (values checked) and on an unpopulated
  * one (every access faults: loads give 0, stores are dropped, so the fault
- * fixup of module/fault_x86.c must recognise every access of a chain), under
+ * fixup of rewrite/fault_decode.c must recognise every access of a chain), under
  * bpf_jit_harden 0, 1 and 2 (constant blinding runs after the raise).  On
  * 6.12 the same programs run on the in-tree arena (same results).
  */
@@ -274,7 +274,7 @@ TEST_F(opt, adjacent_loads_cost_one_instruction_each)
 
 /*
  * An entry point between a zero-extension and an access through the same
- * base (jit/raise.c, ENTRY POINTS): L is reached from the cast just before
+ * base (rewrite/raise.c, ENTRY POINTS): L is reached from the cast just before
  * it (r2 zero-extended) and by a jump from a block that adds bit 40 to r2.
  * The raise must keep L's own `w2 = w2`: the block analysis may not carry
  * the cast's zero-extension across L.  (The lowering makes arena pointer
@@ -346,7 +346,7 @@ TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
 
 /*
  * Arena pointer arithmetic is 32-bit after the lowering (`w2 += 8`), and a
- * 32-bit ALU result is zero-extended (jit/raise.c, zext): the access after
+ * 32-bit ALU result is zero-extended (rewrite/raise.c, zext): the access after
  * it leaves its `w2 = w2` out.  add: `r2 += 8; r3 = *(u64 *)(r2 + 0)`; else
  * `r3 = *(u64 *)(r2 + 8)`.  ctx[0] = p, ctx[1] = the load.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * More raw instruction builders for the adversarial tests: hand-written copies of
- * every placeholder form of jit/PLACEHOLDERS.md (with the real carrier constants),
+ * every placeholder form of docs/PLACEHOLDERS.md (with the real carrier constants),
  * a loader taking an fd_array, and a raw BTF walker to find a kfunc's BTF id.
  */
 #ifndef BPF_ARENA_TESTS_BPF_INSN_EXTRA_H

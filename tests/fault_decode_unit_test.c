@@ -1,67 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the fault fixup's decoder (module/fault_x86.c), in user
- * space: the module's own file, compiled against tests/kshim's stand-in
- * headers, run over x86 bytes laid out as 6.1's JIT emits raised accesses
- * (the encodings are written out below, with the instruction each one is).
- * "Kernel memory" is one buffer; copy_from_kernel_nofault() may read only
- * its readable window [lo, hi), so images that start or end next to an
- * unmapped page can be modelled.
+ * Unit tests of the fault fixup's decoder (rewrite/fault_decode.c), in user
+ * space, linked as the module links it, run over x86 bytes laid out as
+ * 6.1's JIT emits raised accesses (the encodings are written out below,
+ * with the instruction each one is).  "Kernel memory" is one buffer; the
+ * decoder's reads may reach only its readable window [lo, hi), so images
+ * that start or end next to an unmapped page can be modelled.
  *
  * What a wrong answer costs: accepting a fault that is not a raised arena
  * access lets the fixup skip a kernel access or zero a register the program
  * still trusts; refusing a real one turns an arena fault into an oops.  Each
  * test names the rule it holds the decoder to.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
 
-/* Skip the module headers fault_x86.c includes; what it uses is defined here. */
-#define BPF_ARENA_ARENA_H
-#define BPF_ARENA_KSYMS_H
+#include "fault_decode.h"
+#include "raise.h"
 
-#include <linux/bpf.h>
+typedef uint8_t u8;
+typedef __u64 u64;
+
+/* x86 registers by their 4-bit encoding */
+#define RAX	0
+#define R13	13
 
 static u8 mem[4096];
 static const u8 *rd_lo, *rd_hi;		/* readable window of mem */
-static const u8 *text_lo, *text_hi;	/* "BPF text": what is_bpf_text_address() says */
+static const u8 *text_lo, *text_hi;	/* "BPF text": what is_text() says */
 static u64 live_base;			/* the one live arena's kern_vm_start */
-static unsigned int live_calls;		/* arena_kern_vm_start_is_live() calls */
+static unsigned int live_calls;		/* is_live() calls */
 
-long copy_from_kernel_nofault(void *dst, const void *src, size_t size)
+static int t_read(void *ctx, void *dst, unsigned long addr, unsigned int size)
 {
-	const u8 *s = src;
+	const u8 *s = (const u8 *)addr;
 
+	(void)ctx;
 	if (s < rd_lo || s > rd_hi || size > (size_t)(rd_hi - s))
 		return -14;	/* -EFAULT */
 	memcpy(dst, s, size);
 	return 0;
 }
 
-static bool arena_kern_vm_start_is_live(u64 kern_vm_start)
+static bool t_is_live(void *ctx, u64 kern_vm_start)
 {
+	(void)ctx;
 	live_calls++;
 	return kern_vm_start == live_base;
 }
 
-static void arena_stat_fixup(u64 kern_vm_start)
+static bool t_is_text(void *ctx, unsigned long addr)
 {
-	(void)kern_vm_start;
-}
-
-static bool test_is_bpf_text(unsigned long addr)
-{
+	(void)ctx;
 	return addr >= (unsigned long)text_lo && addr < (unsigned long)text_hi;
 }
 
-static struct {
-	bool (*is_bpf_text_address)(unsigned long addr);
-} ksyms = { test_is_bpf_text };
-
-#include "../module/fault_x86.c"
+static const struct bpfa_fault_env env = {
+	.is_text = t_is_text, .read = t_read, .is_live = t_is_live,
+};
 
 #define KVM	0xffffc90000000000ull
 #define START	1024			/* where each image starts in mem */
@@ -113,14 +113,23 @@ static unsigned int prefix(struct img *m)
 #define XOR_ESI_ESI(m)	EMIT(m, 0x31, 0xf6)			/* xor esi, esi */
 #define LDX_RSI(m)	EMIT(m, 0x48, 0x8b, 0xb2, IMM32(0x100))	/* mov rsi, [rdx+0x100] */
 
-static const struct exception_table_entry *fix_at(unsigned int off)
+static struct bpfa_fault_fix fix;
+
+static const struct bpfa_fault_fix *fix_at(unsigned int off)
 {
-	return arena_fault_fixup((unsigned long)(mem + off));
+	memset(&fix, 0xff, sizeof(fix));
+	return bpfa_fault_decode(&env, (unsigned long)(mem + off), &fix) ? &fix : NULL;
 }
 
-static int expect(unsigned int len, unsigned int ptregs_off)
+/* The faulting access's length and the register its fixup clears, as one number. */
+static int expect(unsigned int len, unsigned int clear)
 {
-	return (int)(len | ptregs_off << 8);
+	return (int)(len | clear << 8);
+}
+
+static int got(const struct bpfa_fault_fix *f)
+{
+	return (int)(f->len | f->clear << 8);
 }
 
 FIXTURE(img) {
@@ -137,7 +146,6 @@ FIXTURE_SETUP(img)
 	text_hi = mem + sizeof(mem);
 	live_base = KVM;
 	live_calls = 0;
-	arena_fault_init();
 }
 
 FIXTURE_TEARDOWN(img)
@@ -147,14 +155,14 @@ FIXTURE_TEARDOWN(img)
 TEST_F(img, load_after_its_prefix_clears_its_destination)
 {
 	unsigned int at;
-	const struct exception_table_entry *e;
+	const struct bpfa_fault_fix *e;
 
 	prefix(&self->m);
 	at = LOAD_RAX_8(&self->m);
 	e = fix_at(at);
 	ASSERT_NE(NULL, e);
-	EXPECT_EQ(EX_TYPE_BPF, e->data);
-	EXPECT_EQ(expect(4, offsetof(struct pt_regs, ax)), e->fixup);
+	EXPECT_EQ(expect(4, RAX), got(e));
+	EXPECT_EQ(KVM, e->kern_vm_start);
 }
 
 TEST_F(img, store_and_atomic_clear_orig_ax_not_r10)
@@ -166,9 +174,9 @@ TEST_F(img, store_and_atomic_clear_orig_ax_not_r10)
 	prefix(&self->m);
 	at = LOCK_ADD(&self->m);
 	ASSERT_NE(NULL, fix_at(st));
-	EXPECT_EQ(expect(4, offsetof(struct pt_regs, orig_ax)), fix_at(st)->fixup);
+	EXPECT_EQ(expect(4, BPFA_X86_NO_CLEAR), got(fix_at(st)));
 	ASSERT_NE(NULL, fix_at(at));
-	EXPECT_EQ(expect(5, offsetof(struct pt_regs, orig_ax)), fix_at(at)->fixup);
+	EXPECT_EQ(expect(5, BPFA_X86_NO_CLEAR), got(fix_at(at)));
 }
 
 TEST_F(img, chain_through_every_between_kind_is_accepted)
@@ -193,9 +201,9 @@ TEST_F(img, chain_through_every_between_kind_is_accepted)
 	a3 = STORE_RDI_16(m);
 	ASSERT_NE(NULL, fix_at(a1));
 	ASSERT_NE(NULL, fix_at(a2));
-	EXPECT_EQ(expect(4, offsetof(struct pt_regs, r13)), fix_at(a2)->fixup);
+	EXPECT_EQ(expect(4, R13), got(fix_at(a2)));
 	ASSERT_NE(NULL, fix_at(a3));
-	EXPECT_EQ(expect(4, offsetof(struct pt_regs, orig_ax)), fix_at(a3)->fixup);
+	EXPECT_EQ(expect(4, BPFA_X86_NO_CLEAR), got(fix_at(a3)));
 }
 
 /*
@@ -290,7 +298,7 @@ TEST_F(img, access_at_the_end_of_readable_memory)
 	at = LOAD_RAX_8(&self->m);
 	rd_hi = mem + at + 4;
 	ASSERT_NE(NULL, fix_at(at));
-	EXPECT_EQ(expect(4, offsetof(struct pt_regs, ax)), fix_at(at)->fixup);
+	EXPECT_EQ(expect(4, RAX), got(fix_at(at)));
 	rd_hi = mem + at + 3;			/* the access itself cut short */
 	EXPECT_EQ(NULL, fix_at(at));
 }

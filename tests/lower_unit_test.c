@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of jit/lower.c (the lowering) and jit/raise.c (the raise), user space.
+ * Unit tests of rewrite/lower.c (the lowering) and rewrite/raise.c (the raise), user space.
  * Exact instruction sequences for every rule, offsets fixups, every error message
  * with the original index, lower -> raise round trips and a random robustness loop.
  */
@@ -991,6 +991,58 @@ TEST(structure_errors)
 		  "bpf_arena: insn 1: jump to insn 4 in another subprogram\n");
 	ASSERT_EQ(-EINVAL, bpfa_lower(&env, out, 0, &r));
 	ASSERT_STREQ("bpf_arena: insn 0: empty program\n", r.msg);
+}
+
+/*
+ * insn.h's predicates, shared by the passes and the module.  Only
+ * BPF_JMP | BPF_EXIT is an exit: the stock verifier knows no other exit
+ * encoding (JMP32 class or BPF_X: "unknown opcode"), so to the passes those
+ * are ordinary instructions, and one at the end of a subprogram falls
+ * through past it.
+ */
+TEST(instruction_predicates)
+{
+	struct bpfa_lower_env env = env_default();
+	struct bpf_insn exit32 = I(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0);
+	struct bpf_insn exitx = I(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0);
+	struct bpf_insn exit32x = I(BPF_JMP32 | BPF_EXIT | BPF_X, 0, 0, 0, 0);
+	struct bpf_insn exitf = I(BPF_JMP | BPF_EXIT, 1, 2, 3, 4);
+	struct bpf_insn ld[] = { LD_ARENA(1) }, pfunc[] = { LD64(2, BPF_PSEUDO_FUNC, 3, 0) };
+	struct bpf_insn ldv[] = { LD64(1, BPF_PSEUDO_MAP_IDX_VALUE, 0, 0) };
+	struct bpf_insn ldk[] = { LD64_IMM(1, 5) };
+	struct bpf_insn e = EXIT, ja = JA(1), gotol = GOTOL(1), pcall = PCALL(1), call = CALL(1);
+	struct bpf_insn ck = CAST_KERN(1, 1), cu1 = CAST_USER_V1(1, 1), mov = MOV64_REG(1, 1);
+	struct bpf_insn last32[] = { MOV64_IMM(0, 0), I(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0) };
+	struct bpf_insn lastx[] = { MOV64_IMM(0, 0), I(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0) };
+
+	ASSERT_TRUE(bpfa_is_exit(&e));
+	ASSERT_TRUE(bpfa_is_exit(&exitf));	/* reserved fields: the verifier's refusal */
+	ASSERT_FALSE(bpfa_is_exit(&exit32));
+	ASSERT_FALSE(bpfa_is_exit(&exitx));
+	ASSERT_FALSE(bpfa_is_exit(&exit32x));
+	ASSERT_FALSE(bpfa_is_jump(&e));
+	ASSERT_FALSE(bpfa_is_jump(&exit32));
+	ASSERT_FALSE(bpfa_is_jump(&exitx));
+	ASSERT_TRUE(bpfa_is_ja(&ja));
+	ASSERT_TRUE(bpfa_is_ja(&gotol));
+	ASSERT_FALSE(bpfa_is_ja(&e));
+	ASSERT_TRUE(bpfa_is_pcall(&pcall));
+	ASSERT_FALSE(bpfa_is_pcall(&call));
+	ASSERT_TRUE(bpfa_is_pfunc(&pfunc[0]));
+	ASSERT_FALSE(bpfa_is_pfunc(&ld[0]));
+	ASSERT_TRUE(bpfa_is_ldimm64(&ldk[0]));
+	ASSERT_TRUE(bpfa_is_map_ldimm64(&ld[0]));
+	ASSERT_TRUE(bpfa_is_map_ldimm64(&ldv[0]));
+	ASSERT_FALSE(bpfa_is_map_ldimm64(&ldk[0]));
+	ASSERT_FALSE(bpfa_is_map_ldimm64(&pfunc[0]));
+	ASSERT_TRUE(bpfa_is_cast(&ck));
+	ASSERT_TRUE(bpfa_is_cast(&cu1));
+	ASSERT_FALSE(bpfa_is_cast(&mov));
+
+	LOWER_ERR(env, last32, -EINVAL, 1,
+		  "bpf_arena: insn 1: falls through past the end of its subprogram\n");
+	LOWER_ERR(env, lastx, -EINVAL, 1,
+		  "bpf_arena: insn 1: falls through past the end of its subprogram\n");
 }
 
 TEST(jump_out_of_range_after_lowering)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the raise's optimisations (jit/raise.c, OPTIMISATIONS and
+ * Unit tests of the raise's optimisations (rewrite/raise.c, OPTIMISATIONS and
  * ENTRY POINTS), user space: which entry points end a basic block, which
  * writes keep a register known zero-extended, and the fuzzer's finding of
  * 970445d (tests/fuzz/findings/raise-drop-zext-across-target.bin) in its
  * smallest form.  Forms are written here as the lowering emits them after
- * the verifier (companion ld_imm64 converted to its value, jit/PLACEHOLDERS.md).
+ * the verifier (companion ld_imm64 converted to its value, docs/PLACEHOLDERS.md).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -540,7 +540,7 @@ static int reuse_through(struct __test_metadata *_metadata, struct bpf_insn betw
 #define ALU64_REG(op, d, s)	I(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
 #define ALU32_REG(op, d, s)	I(BPF_ALU | (op) | BPF_X, d, s, 0, 0)
 
-/* What 6.1's JIT emits without touching r10, blinding or not (jit/raise.c, keeps_ax()). */
+/* What 6.1's JIT emits without touching r10, blinding or not (rewrite/raise.c, keeps_ax()). */
 TEST(reuse_ax_through_register_instructions)
 {
 	const struct bpf_insn keep[] = {

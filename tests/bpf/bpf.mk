@@ -24,6 +24,7 @@ BPF_OBJS := $(foreach p,$(BPF_PROG_NAMES),$(BPF_OUT)/$(p).v3.bpf.o $(BPF_OUT)/$(
 BPF_CAST_RE := 'bf [0-9a-f]{2} 01 00 (01 00 00 00|00 00 01 00)'
 
 .PHONY: bpf-progs
+## bpf-progs: the tests' BPF objects (clang-19), cast instructions checked
 bpf-progs: $(BPF_OBJS)
 
 $(BPF_OUT)/%.v3.bpf.o: $(TOP)/tests/bpf/%.bpf.c $(BPF_HDRS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the lowering (jit/lower.c) and the raise (jit/raise.c).
+ * libFuzzer target for the lowering (rewrite/lower.c) and the raise (rewrite/raise.c).
  *
  * Input: ENV_BYTES of environment, then instructions (8 bytes each; a
  * trailing partial instruction is ignored).
@@ -25,7 +25,7 @@
  *    with a message; on 0 it raised at least res.placeholders forms; on -EINVAL it
  *    changed nothing;
  *  - a second raise raises 0 and changes nothing (idempotent);
- *  - when the lowered program has may_goto, the loop pass (jit/loops.c) returns 0 or
+ *  - when the lowered program has may_goto, the loop pass (rewrite/loops.c) returns 0 or
  *    -EINVAL/-E2BIG/-ENOMEM with a message and nothing allocated; on 0 no may_goto
  *    is left, every jump/call/callback target is in range and not the second half
  *    of an ld_imm64, func_info starts at 0, is increasing and names insns, the BTF
@@ -33,7 +33,7 @@
  *  - the optimised raise (env.targets set) fails and succeeds exactly like the
  *    plain one, and differs from it only in what check_opt() proves safe: a
  *    dropped `wS = wS` where rS is zero-extended already, a dropped base
- *    materialisation where AX already holds that base (jit/raise.c).
+ *    materialisation where AX already holds that base (rewrite/raise.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -250,7 +250,7 @@ static bool writes_reg(const struct bpf_insn *p, uint8_t r)
  * Is r zero-extended in the machine register just before opt[k]?  Follows the
  * block back to the last write of r (no entry point may lie in between, and
  * there must be a write) and accepts only what 6.1's x86 JIT zero-extends,
- * argued from do_jit(), not from jit/raise.c: any 32-bit ALU op with off 0
+ * argued from do_jit(), not from rewrite/raise.c: any 32-bit ALU op with off 0
  * from BPF_ADD to BPF_ARSH (not BPF_END: le64/be64 are 64-bit; 0xe0/0xf0 are
  * no ops); an LDX BPF_MEM of size B/H/W (movzx,
  * mov r32); a 64-bit copy `rX = rY` (off 0, imm 0) of a register that is
@@ -288,7 +288,7 @@ static void check_zext(const struct bpf_insn *opt, const uint8_t *osec, const ui
 
 /*
  * May an AX chain run through q, which must not write r?  Argued from 6.1's
- * do_jit() (arch/x86/net/bpf_jit_comp.c), not from jit/raise.c: what the
+ * do_jit() (arch/x86/net/bpf_jit_comp.c), not from rewrite/raise.c: what the
  * JIT emits for it writes no r10 (AX), and constant blinding, which runs
  * after the raise and rewrites every ALU and conditional jump with an
  * immediate through AX, leaves it alone.  So: an ALU/ALU64 ADD, SUB, AND,
@@ -321,7 +321,7 @@ static bool chain_neutral(const struct bpfa_raise_env *renv, const struct bpf_in
 }
 
 /*
- * Independent check of the raise's optimisations (jit/raise.c, OPTIMISATIONS):
+ * Independent check of the raise's optimisations (rewrite/raise.c, OPTIMISATIONS):
  * opt may differ from full (the same input raised without them) only by `ja +0`
  * in place of a kept `wS = wS` or of the `AX = kern; AX += rS` slots, and
  *  - at every `AX += rS` left in opt whose `wS = wS` was dropped, the last
@@ -349,7 +349,7 @@ static void check_opt(const struct bpfa_raise_env *renv, const struct bpf_insn *
 	 * src BPF_PSEUDO_FUNC).  The second half of an ld_imm64 is data, never an
 	 * instruction (check_cfg() steps over it).  Call and callback targets
 	 * only matter here because the fuzzer raises whole programs; the kernel
-	 * raises one function at a time (jit/raise.c, ENTRY POINTS).  The one
+	 * raises one function at a time (rewrite/raise.c, ENTRY POINTS).  The one
 	 * jump a raise adds (CAST_USER's `if rX == AX goto +3`) only skips
 	 * instructions writing AX and rX, which the raise's walk forgets after
 	 * every CAST_USER form.
@@ -527,7 +527,7 @@ static void dump_insns(const char *name, const struct bpf_insn *insns, uint32_t 
 	fclose(f);
 }
 
-/* The loop pass on a lowered program with may_goto (jit/loops.c). */
+/* The loop pass on a lowered program with may_goto (rewrite/loops.c). */
 static void check_loops(const struct bpfa_lower_result *res, uint32_t in_len,
 			const struct fenv *fe, const struct bpfa_raise_env *renv)
 {
@@ -608,7 +608,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	env.kf_free_ph_id = 1001;
 	env.kf_alloc_map_id = 1002;
 	env.kf_free_map_id = 1003;
-	/* &arena as a map pointer (module/map_view.c) or as the constant 0. */
+	/* &arena as a map pointer (module/prog_view.c) or as the constant 0. */
 	env.map_view = fe.flags & 16;
 	env.view_fd = fe.companion_fd + 1;
 	renv.user_vm_start = uvm;

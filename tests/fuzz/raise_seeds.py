@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""raise_seeds.py OUT_DIR: lower_fuzz seeds for the raise's block analysis (jit/raise.c,
+"""raise_seeds.py OUT_DIR: lower_fuzz seeds for the raise's block analysis (rewrite/raise.c,
 OPTIMISATIONS, ENTRY POINTS).  Raw-raise inputs (env flag bit 3: the input itself is
 raised too) with hand-written placeholder forms, so the fuzzer starts from programs where
 a register write or an entry point sits right before a form: each 32-bit ALU op, byte

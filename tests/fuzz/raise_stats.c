@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raise_stats FILE...: what the raise's optimisations (jit/raise.c) do to
+ * raise_stats FILE...: what the raise's optimisations (rewrite/raise.c) do to
  * real programs.  Each FILE is a lower_fuzz input (objseed.py makes one per
  * SEC("syscall") program of a BPF object); it runs through the fuzz target
  * (lowering, raise, and every check of lower_fuzz.c) and the optimised

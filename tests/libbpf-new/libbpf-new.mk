@@ -44,6 +44,7 @@ AG_OBJS := $(foreach p,$(AG_PROG_NAMES),$(AG_OUT)/$(p).v3.bpf.o $(AG_OUT)/$(p).a
 AG_CAST_RE := 'bf [0-9a-f]{2} 01 00 (01 00 00 00|00 00 01 00)'
 
 .PHONY: libbpf-bpo
+## libbpf-bpo: libbpf 1.4 from bookworm-backports into cache/ (for the newer tests)
 libbpf-bpo: $(LIBBPF_BPO_A)
 
 # Only when missing (setup.sh runs the script first anyway; it is idempotent).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of bpf_for/bpf_repeat on 6.1: the lowering (jit/lower.c) inlines
- * bpf_iter_num_new/next/destroy and marks next(); the loop pass (jit/loops.c)
+ * Host tests of bpf_for/bpf_repeat on 6.1: the lowering (rewrite/lower.c) inlines
+ * bpf_iter_num_new/next/destroy and marks next(); the loop pass (rewrite/loops.c)
  * outlines the loop around the mark.  Each program runs twice in
  * tests/loops/bpf_interp.h: as written, its kfunc calls executed by
  * upstream's own C code (kernel/bpf/bpf_iter.c, below), and after both

@@ -1,35 +1,36 @@
-# tests/loops/loops.mk: the loop pass (jit/loops.c, docs/LOOPS.md).  Included by
+# tests/loops/loops.mk: the loop pass (rewrite/loops.c, docs/LOOPS.md).  Included by
 # the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
 #   make loops-unit      host unit tests of the pass (plain, then ASan/UBSan)
 # tests/arena_loops_test.c (the VM test) is built by the generic tests rule.
-LOOPS_SRCS := $(TOP)/jit/loops.c
-LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/jit/*.h) $(wildcard $(TOP)/tests/loops/*.h)
+LOOPS_SRCS := $(TOP)/rewrite/loops.c
+LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/rewrite/*.h) $(wildcard $(TOP)/tests/loops/*.h)
 LOOPS_UNIT := $(BUILD)/host/loops_unit_test
 LOOPS_UNIT_SAN := $(BUILD)/host/loops_unit_test_san
 # bpf_for/bpf_repeat: the lowering's inline iterators, then the pass.
 ITER_UNIT := $(BUILD)/host/iter_unit_test
 ITER_UNIT_SAN := $(BUILD)/host/iter_unit_test_san
-ITER_SRCS := $(TOP)/jit/lower.c $(LOOPS_SRCS)
+ITER_SRCS := $(TOP)/rewrite/lower.c $(LOOPS_SRCS)
 
 $(LOOPS_UNIT): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
 
 $(LOOPS_UNIT_SAN): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
+		-fno-sanitize-recover=all -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
 
-$(ITER_UNIT): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/jit/lower.c
+$(ITER_UNIT): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/rewrite/lower.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
 
-$(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/jit/lower.c
+$(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/rewrite/lower.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -I$(TOP)/jit -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
+		-fno-sanitize-recover=all -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
 
 .PHONY: loops-unit
+## loops-unit: host unit tests of the loop pass, plain and with ASan/UBSan
 loops-unit: $(LOOPS_UNIT) $(LOOPS_UNIT_SAN) $(ITER_UNIT) $(ITER_UNIT_SAN)
 	$(LOOPS_UNIT)
 	$(LOOPS_UNIT_SAN)

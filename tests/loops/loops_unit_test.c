@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of jit/loops.c (docs/LOOPS.md).  Each program is run before the
+ * Host tests of rewrite/loops.c (docs/LOOPS.md).  Each program is run before the
  * pass (may_goto with upstream's per-frame budget of 8M) and after it
  * (bpf_loop + the outlined global body) by tests/loops/bpf_interp.h, and the
  * two results must agree; the refusals are checked by message; random

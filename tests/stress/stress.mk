@@ -18,6 +18,7 @@ $(STRESS_BIN): $(TOP)/tests/stress/arena_stress.c $(wildcard $(TOP)/tests/*.h) $
 userspace: $(STRESS_BIN)
 
 .PHONY: stress stress-faults
+## stress: the stress run in a VM (STRESS_SECONDS, STRESS_KERNEL, SEED)
 stress: $(STRESS_BIN)
 	$(TOP)/tests/vm/run --kernel $(STRESS_KERNEL) --timeout $$(( $(STRESS_SECONDS) * 4 + 600 )) \
 		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh $(STRESS_SECONDS) $(or $(SEED),0)
@@ -28,6 +29,7 @@ stress: $(STRESS_BIN)
 # get_vm_area()).  Only that line is accepted; any other report fails the run.
 FAULTS_ALLOW := --allow-warning 'mm/vmalloc.c:[0-9]+ alloc_vmap_area'
 
+## stress-faults: the stress run with fault injection on the debug kernel
 stress-faults: $(STRESS_BIN)
 	$(TOP)/tests/vm/run --kernel $(or $(filter-out 6.1,$(STRESS_KERNEL)),debug) $(FAULTS_ALLOW) \
 		--timeout $$(( $(STRESS_SECONDS) * 4 + 600 )) \
@@ -47,6 +49,7 @@ $(SYSFUZZ_BIN): $(TOP)/tests/stress/arena_syscall_fuzz.c $(wildcard $(TOP)/tests
 userspace: $(SYSFUZZ_BIN)
 
 .PHONY: fuzz-syscalls
+## fuzz-syscalls: the seeded syscall-sequence fuzzer in a VM (SECONDS, SEED)
 fuzz-syscalls: $(SYSFUZZ_BIN) $(STRESS_BIN)
 	$(TOP)/tests/vm/run --kernel $(FUZZ_KERNEL) --timeout $$(( $(SECONDS) * 3 + 900 )) \
 		--file $(TOP)/tests/stress/guest.sh -- sh /opt/bpf-arena/bin/guest.sh $(SECONDS) $(or $(SEED),1) fuzz

@@ -7,7 +7,7 @@
  * (bpf_arena_list.h, bpf_arena_htab.h in their user-space form).
  *
  * These programs loop with can_loop: on 6.1 the module's loop pass
- * (jit/loops.c, docs/LOOPS.md) outlines their loops; a load it refuses is
+ * (rewrite/loops.c, docs/LOOPS.md) outlines their loops; a load it refuses is
  * a failure like any other.
  */
 #include <errno.h>

@@ -35,9 +35,11 @@ UP_BPF_CFLAGS = -g -Wall -Werror -D__TARGET_ARCH_x86 -mlittle-endian \
 UP_OBJS := $(foreach p,$(UP_PROGS),$(UP_OUT)/$(p).bpf.o)
 
 .PHONY: upstream-tests upstream-verify
+## upstream-tests: the vendored upstream arena selftests and their runner
 upstream-tests: $(BUILD)/tests/upstream_arena_test
 
 # The vendored files must stay byte-identical to upstream.
+## upstream-verify: the vendored upstream files are byte-identical (SHA256SUMS)
 upstream-verify:
 	cd $(UP_DIR) && sha256sum --quiet -c SHA256SUMS
 

@@ -5,7 +5,7 @@
  * Upstream's modern loops (may_goto: can_loop / cond_break; open-coded
  * iterators: bpf_for / bpf_repeat) do not exist on 6.1.  The lowering
  * inlines the iterator kfuncs and marks each bpf_iter_num_next()
- * (bpfa_insn.h); bpfa_loops() outlines each loop holding a may_goto or a
+ * (insn.h); bpfa_loops() outlines each loop holding a may_goto or a
  * mark in the lowered program into a GLOBAL function driven by bpf_loop()
  * (the design
  * and its safety argument: docs/LOOPS.md) and builds the BTF and func_info
@@ -15,7 +15,7 @@
 #ifndef BPFA_LOOPS_H
 #define BPFA_LOOPS_H
 
-#include "bpfa_insn.h"
+#include "insn.h"
 
 /* The pass's own size limit (per-instruction state is kept). */
 #define BPFA_LOOPS_MAX_INSNS	65536

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dkms/image.sh CACHEDIR: builds (or reuses) the Debian 12 disk image that
+# tests/dkms/image.sh CACHEDIR: builds (or reuses) the Debian 12 disk image that
 # `make check-dkms` boots: a debootstrap root filesystem with the stock
 # linux-image-amd64, linux-headers-amd64, dkms and build-essential, in a raw
 # ext4 image.  Prints the image directory.  The image is rebuilt when it is
@@ -7,7 +7,7 @@
 # QEMU's -snapshot, so the image stays pristine between runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: dkms/image.sh CACHEDIR}
+out=${1:?usage: tests/dkms/image.sh CACHEDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 log() { printf 'dkms-image: %s\n' "$*" >&2; }
@@ -22,7 +22,7 @@ pkgs=(linux-image-amd64 linux-headers-amd64 dkms build-essential pkg-config
       openssl dwarves linux-source libelf-dev zlib1g-dev python3 libbpf-dev)
 # dwarves (pahole: module BTF), linux-source (linux-source-6.1.tar.xz),
 # libelf-dev, zlib1g-dev, python3: what
-# dkms/build.sh needs to build resolve_btfids (README-install.md: module BTF);
+# dkms/build.sh needs to build resolve_btfids (README.md: module BTF);
 # libbpf-dev: libbpfarena.pc requires libbpf.
 
 recipe=$( { cat "$0"; printf '%s\n' "${pkgs[@]}" "$mirror" "$security" "$size"; } | sha256sum | cut -d' ' -f1)

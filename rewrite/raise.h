@@ -2,7 +2,7 @@
 /*
  * bpf-arena-dkms: the RAISE pass, run on verified code at bpf_int_jit_compile()
  * entry.  Rewrites, in place and with the same instruction count, every complete
- * placeholder form of jit/PLACEHOLDERS.md into direct arena code through AX.
+ * placeholder form of docs/PLACEHOLDERS.md into direct arena code through AX.
  * Anything that is not exactly a form is left alone; already raised code never
  * matches again (idempotent).  Safe for any input; no allocation, O(1) stack
  * (the optimisations use the caller's env->targets).
@@ -10,7 +10,7 @@
 #ifndef BPFA_RAISE_H
 #define BPFA_RAISE_H
 
-#include "bpfa_insn.h"
+#include "insn.h"
 
 #define BPFA_RAISE_MSG_LEN 192
 
@@ -37,7 +37,7 @@ struct bpfa_raise_env {
 	unsigned long *targets;
 };
 
-/* Longest run of accesses through one AX (module/fault_x86.c decodes it). */
+/* Longest run of accesses through one AX (fault_decode.c decodes it). */
 #define BPFA_AX_CHAIN_MAX	16
 /* Most instructions a chain may run through besides its accesses (keeps_ax()). */
 #define BPFA_AX_BETWEEN_MAX	8

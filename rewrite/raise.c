@@ -7,7 +7,7 @@
  * raised code names AX in its first rewritten slot, which no form allows, so a
  * second raise finds nothing.
  *
- * WHY THE RAISE IS SAFE FOR ANY VERIFIED PROGRAM (DESIGN.md).  The raise is a
+ * WHY THE RAISE IS SAFE FOR ANY VERIFIED PROGRAM (docs/DESIGN.md).  The raise is a
  * local rewrite; its safety rests only on what the stock verifier proved about
  * the form and on the arena's address layout, never on who wrote the form:
  *  1. The address register S went through the form's first instruction,
@@ -17,8 +17,8 @@
  *     the arena's reserved window (module/arena.h: 4 GiB + 64 KiB guard).
  *     (match_form() checks the first instruction exactly; tests break it.)
  *  2. Nothing is ever mapped in that window but the arena's pages; any other
- *     access faults and is fixed up (module/fault_x86.c): loads give 0, stores
- *     and atomics are skipped.  The window lives as long as the arena, and the
+ *     access faults and is fixed up (fault_decode.c, module/prog_fault.c):
+ *     loads give 0, stores and atomics are skipped.  The window lives as long as the arena, and the
  *     program holds the arena (used_maps, module/prog_hooks.c).
  *  3. The raised code writes only AX (the JIT's scratch r10, never live across
  *     BPF instructions on x86-64; constant blinding skips instructions naming
@@ -71,7 +71,7 @@ static bool is_companion(const struct bpfa_raise_env *env, const struct bpf_insn
 {
 	__u64 v = (__u64)(__u32)p[1].imm << 32 | (__u32)p[0].imm;
 
-	return p[0].code == (BPF_LD | BPF_IMM | BPF_DW) && p[0].dst_reg == reg &&
+	return bpfa_is_ldimm64(&p[0]) && p[0].dst_reg == reg &&
 	       (p[0].src_reg == 0 || p[0].src_reg == BPF_PSEUDO_MAP_VALUE) && p[0].off == 0 &&
 	       p[1].code == 0 && p[1].dst_reg == 0 && p[1].src_reg == 0 && p[1].off == 0 &&
 	       v == env->companion_value;
@@ -293,7 +293,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
 }
 
 /*
- * OPTIMISATIONS (issue 15).  Only with env->targets (a bitmap the caller
+ * OPTIMISATIONS.  Only with env->targets (a bitmap the caller
  * provides, filled here): without it every form is raised in full.  The
  * walk below keeps, inside one basic block, two facts about the program as
  * it will run after the raise:
@@ -321,7 +321,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *    Cleared by any other write to the register.  (The one verifier patch
  *    that writes the upper half after a 32-bit def, BPF_F_TEST_RND_HI32's
  *    poisoning, goes through AX, which ends a block; and the module refuses
- *    that flag for arena programs, module/prog_load.c.)
+ *    that flag for arena programs, module/prog_scan.c find_arena().)
  *  ax: AX == kern_vm_start + rS for base S, computed by the last raised
  *    LOAD/STX/ST form, with rS not written since.
  *
@@ -358,7 +358,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *  - a return from any call lands on the instruction after the call, and
  *    a call already ends the block;
  *  - exception tables (BPF_PROBE_MEM and the arena's fault fixup,
- *    module/fault_x86.c) resume at the instruction after the faulting one,
+ *    module/prog_fault.c) resume at the instruction after the faulting one,
  *    in order, with the destination of a load zeroed: not a new entry, and
  *    the walk's facts hold for the zeroed value (a zero is zero-extended;
  *    AX is never a load destination).
@@ -400,9 +400,9 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *     skips JA and every instruction naming AX), the verifier's patches are
  *     already in the program the raise sees (anything naming AX ends the
  *     block), and what 6.1's JIT emits for the instructions of 3. writes no
- *     r10.  The fault fixup (module/fault_x86.c) recognises a faulting
- *     access of a chain by decoding forward from its `movabs r10,
- *     kern_vm_start; add r10, reg` over exactly those x86 forms.
+ *     r10.  The fault fixup (fault_decode.c) recognises a faulting access of
+ *     a chain by decoding forward from its `movabs r10, kern_vm_start;
+ *     add r10, reg` over exactly those x86 forms.
  *  3. keeps_ax(): what a chain may run through.  In 6.1's do_jit()
  *     (arch/x86/net/bpf_jit_comp.c) each is one x86 instruction on BPF
  *     registers only (never r10, BPF_REG_AX, or r11, AUX_REG), or for a
@@ -462,7 +462,7 @@ static bool is_cond_jump(const struct bpf_insn *p)
 
 /*
  * May a chain run through p (OPTIMISATIONS 3)?  Only the x86 forms
- * module/fault_x86.c decodes (decode_between()) come from these.
+ * fault_decode.c decodes (decode_between()) come from these.
  */
 static bool keeps_ax(const struct bpfa_raise_env *env, const struct bpf_insn *p)
 {
@@ -532,7 +532,7 @@ static void opt_step(const struct bpfa_raise_env *env, struct opt_state *st,
 			  p->code == (BPF_LDX | BPF_MEM | BPF_B));
 		break;
 	case BPF_LD:
-		if (p->code == (BPF_LD | BPF_IMM | BPF_DW))
+		if (bpfa_is_ldimm64(p))
 			opt_write(st, p->dst_reg, false);
 		else
 			opt_reset(st);
@@ -584,9 +584,9 @@ static void mark_targets(unsigned long *t, const struct bpf_insn *insns, __u32 l
 
 		if (bpfa_is_jump(p))
 			set_target(t, len, (__s64)i + 1 + bpfa_jump_disp(p));
-		else if (p->code == (BPF_JMP | BPF_CALL) && p->src_reg == BPF_PSEUDO_CALL)
+		else if (bpfa_is_pcall(p))
 			set_target(t, len, (__s64)i + 1 + p->imm);
-		else if (p->code == (BPF_LD | BPF_IMM | BPF_DW) && p->src_reg == BPF_PSEUDO_FUNC)
+		else if (bpfa_is_pfunc(p))
 			set_target(t, len, (__s64)i + 1 + p->imm);
 	}
 }
@@ -615,16 +615,12 @@ static void opt_form(struct opt_state *st, const struct form *f, __u32 i, struct
 	o->reuse_ax = plain && st->ax_base == f->s && st->ax_end == i &&
 		      st->chain < BPFA_AX_CHAIN_MAX;
 	/*
-	 * drop_zext was switched off (970445d) for a fuzzer report, "zext of r2
-	 * dropped across a jump target 347" (tests/fuzz/findings/raise-drop-
-	 * zext-across-target.bin).  The "jump" was `BPF_JMP32 | BPF_CALL`, src
-	 * BPF_PSEUDO_CALL, imm 0x60, at lowered insn 250: the fuzzer's checker
-	 * took it for a bpf-to-bpf call into the companion ld_imm64 of the LOAD
-	 * form at 345.  6.1 has no such call (bpf_pseudo_call() wants BPF_JMP;
-	 * do_check() refuses the instruction, dead-code removal drops it), so
-	 * this walk rightly ignored it: the checker was wrong, not the raise.
-	 * The checker now uses 6.1's own definitions, and the walk also treats
-	 * marks inside forms and ld_imm64 as boundaries (see ENTRY POINTS).
+	 * A `BPF_JMP32 | BPF_CALL` with src BPF_PSEUDO_CALL is no call on 6.1
+	 * (bpf_pseudo_call() wants BPF_JMP; do_check() refuses the instruction,
+	 * dead-code removal drops it), so this walk rightly takes no target
+	 * from it (tests/fuzz/findings/raise-drop-zext-across-target.bin holds
+	 * one aimed into a form).  Marks inside forms and ld_imm64 end a block
+	 * (see ENTRY POINTS).
 	 */
 	o->drop_zext = !o->reuse_ax && (st->zext & (1u << f->s));
 	st->zext |= 1u << f->s;		/* the kept `wS = wS`, or known already */
@@ -697,7 +693,7 @@ int bpfa_raise(const struct bpfa_raise_env *env, struct bpf_insn *insns, __u32 l
 			opt_reset(&st);
 		if (!match_form(env, insns, len, i, &f)) {
 			opt_step(env, &st, &insns[i], i);
-			if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			if (!bpfa_is_ldimm64(&insns[i]))
 				continue;
 			/* a mark on the second half: a boundary after the pair */
 			if (++i < len && env->targets && is_target(env->targets, i))

@@ -8,7 +8,7 @@
 # Boot 2: checks that the module came back by itself, smoke test again, the
 # AUTOINSTALL path (the kernel postinst hook rebuilds it), then dkms remove
 # --all and that nothing is left.  Then (DEB_TEST=1) the .deb path of
-# dkms/guest-deb.sh: apt-get install of the packages, smoke test, reboot;
+# tests/dkms/guest-deb.sh: apt-get install of the packages, smoke test, reboot;
 # boot 3: after reboot, kernel upgrade rebuild, remove and purge.  Prints "@@CHECK <name> ok|FAIL@@" per check
 # and finally "@@CHECK-DKMS-DONE passed=N failed=M@@".
 set -u
@@ -99,7 +99,7 @@ case $phase in
 	check module-btf-loaded test -e /sys/kernel/btf/bpf_arena
 	check kfuncs-available sh -c "! dmesg | grep -q 'bpf_arena: .*kfuncs.*unavailable'"
 	# DKMS signed it with its own MOK key, which the kernel does not know:
-	# the taint message README-install.md explains, and the module loads.
+	# the taint message README.md explains, and the module loads.
 	run modinfo -F signer bpf_arena
 	check taint-message-as-documented sh -c "dmesg | grep -q 'bpf_arena: module verification failed: signature and/or required key missing - tainting kernel'"
 	say "taint: $(cat /sys/module/bpf_arena/taint)"
@@ -150,7 +150,7 @@ case $phase in
 	check modinfo-gone sh -c '! modinfo bpf_arena >/dev/null 2>&1'
 	run ls -la /lib/modules/$kver/updates 2>&1
 	if [ "${DEB_TEST:-1}" = 1 ]; then
-		# The .deb path (dkms/guest-deb.sh), on the system the make-install
+		# The .deb path (tests/dkms/guest-deb.sh), on the system the make-install
 		# path has just been removed from.
 		. "$share/guest-deb.sh"
 		deb_install

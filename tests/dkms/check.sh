@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # `make check-dkms`: installs bpf-arena with DKMS on a real Debian 12 system
 # and checks it end to end.  The system is a debootstrapped bookworm disk
-# image (dkms/image.sh, cached in cache/dkms-image/, rebuilt when its recipe
+# image (tests/dkms/image.sh, cached in cache/dkms-image/, rebuilt when its recipe
 # changes) with the stock linux-image-amd64, linux-headers-amd64, dkms and
 # build-essential, booted in QEMU TCG with -snapshot (the image stays
-# pristine).  The guest runs dkms/guest.sh from a 9p share at every boot
+# pristine).  The guest runs tests/dkms/guest.sh from a 9p share at every boot
 # (boot 1: install and smoke test, reboot; boot 2: module back after reboot,
 # smoke test, AUTOINSTALL, dkms remove --all leaves nothing; then the .debs
 # of `make deb` installed with apt-get, smoke test and demo, reboot; boot 3:
 # module back, kernel upgrade rebuild, apt-get remove and purge leave nothing:
-# dkms/guest-deb.sh).
+# tests/dkms/guest-deb.sh).
 #
 # Environment: CHECK_DKMS_TIMEOUT (s, default 5400) for the whole QEMU run;
 # CHECK_DKMS_DEB=0 skips the .deb path (and `make deb`); CHECK_DKMS_K612=0
@@ -23,7 +23,7 @@
 # CHECK_DKMS_MODE for the udev rule (default bpf, 0660).
 # Ends with "check-dkms: N passed, M failed" and the times; exit 0 iff all passed.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 version=$(cat "$top/VERSION")
 timeout=${CHECK_DKMS_TIMEOUT:-5400}
 group=${CHECK_DKMS_GROUP:-bpf}
@@ -36,7 +36,7 @@ tarball="$top/build/dist/bpf-arena-$version.tar.gz"
 
 # 1. The disk image (cached).
 t0=$(date +%s)
-img=$("$top/dkms/image.sh" "$top/cache/dkms-image")
+img=$("$top/tests/dkms/image.sh" "$top/cache/dkms-image")
 t_image=$(( $(date +%s) - t0 ))
 kver=$(cat "$img/kver")
 log "image $img/disk.raw, kernel $kver (${t_image}s)"
@@ -50,8 +50,8 @@ cp "$tarball" "$share/"
 make -s -C "$top" install-lib install-udev DESTDIR="$share/stage" PREFIX=/usr/local \
 	BPF_ARENA_GROUP="$group" BPF_ARENA_MODE="$mode" BPF_ARENA_AUTOLOAD=yes >&2
 cp "$top/tests/dkms/smoke.c" "$share/smoke.c"
-install -m 0755 "$top/dkms/guest.sh" "$share/guest.sh"
-cp "$top/dkms/guest-deb.sh" "$share/guest-deb.sh"
+install -m 0755 "$top/tests/dkms/guest.sh" "$share/guest.sh"
+cp "$top/tests/dkms/guest-deb.sh" "$share/guest-deb.sh"
 deb_test=${CHECK_DKMS_DEB:-1}
 if [ "$deb_test" = 1 ]; then
 	# The packages `make deb` built (make check-dkms builds them first).

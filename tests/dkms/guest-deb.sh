@@ -1,4 +1,4 @@
-# Sourced by dkms/guest.sh in the check-dkms guest (the same shell: its
+# Sourced by tests/dkms/guest.sh in the check-dkms guest (the same shell: its
 # helpers check, run, timed, save, installed, devnode_ok, module_files and
 # its variables are used here).  The .deb path, after the `make install`
 # path has been removed:

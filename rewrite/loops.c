@@ -297,16 +297,6 @@ bool bpfa_loops_needed(const struct bpf_insn *insns, __u32 len)
 
 /* ---- structure ---- */
 
-static bool is_exit(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_JMP | BPF_EXIT) || insn->code == (BPF_JMP32 | BPF_EXIT);
-}
-
-static bool is_ja(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_JMP | BPF_JA) || insn->code == (BPF_JMP32 | BPF_JA);
-}
-
 static __u32 next_of(const struct pctx *c, __u32 i)
 {
 	return i + (bpfa_is_ldimm64(&c->in[i]) ? 2 : 1);
@@ -322,27 +312,17 @@ static int succs(const struct pctx *c, __u32 i, __u32 s[2])
 {
 	const struct bpf_insn *insn = &c->in[i];
 
-	if (is_exit(insn))
+	if (bpfa_is_exit(insn))
 		return 0;
 	if (bpfa_is_jump(insn)) {
 		s[0] = target_of(c, i);
-		if (is_ja(insn))
+		if (bpfa_is_ja(insn))
 			return 1;
 		s[1] = i + 1;
 		return 2;
 	}
 	s[0] = next_of(c, i);
 	return 1;
-}
-
-static bool is_pcall(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
-}
-
-static bool is_pfunc(const struct bpf_insn *insn)
-{
-	return bpfa_is_ldimm64(insn) && insn->src_reg == BPF_PSEUDO_FUNC;
 }
 
 static int structure(struct pctx *c)
@@ -360,7 +340,7 @@ static int structure(struct pctx *c)
 	}
 	c->substart[0] = 1;
 	for (i = 0; i < c->len; i++) {
-		if (c->second[i] || (!is_pcall(&c->in[i]) && !is_pfunc(&c->in[i])))
+		if (c->second[i] || (!bpfa_is_pcall(&c->in[i]) && !bpfa_is_pfunc(&c->in[i])))
 			continue;
 		t = (__s64)i + 1 + c->in[i].imm;
 		if (t <= 0 || t >= c->len || c->second[t])
@@ -851,7 +831,7 @@ static void ub_thresholds(struct pctx *c)
 	for (i = 0; i < c->len && c->nthr + 2 <= UB_MAX_THR; i++) {
 		const struct bpf_insn *insn = &c->in[i];
 
-		if (c->second[i] || !bpfa_is_jump(insn) || is_ja(insn) ||
+		if (c->second[i] || !bpfa_is_jump(insn) || bpfa_is_ja(insn) ||
 		    bpfa_is_loop_mark(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
 			continue;
 		for (d = 0; d < 2; d++) {
@@ -913,12 +893,12 @@ static int bounds(struct pctx *c)
 		c->uvis[i] &= ~2;
 		memcpy(t, &c->ub[i * NREGS], sizeof(t));
 		ub_xfer(c, i, t);
-		ns = is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, s);
 		for (j = 0; j < ns; j++) {
 			struct ub *d = &c->ub[s[j] * NREGS];
 
 			memcpy(b, t, sizeof(b));
-			if (bpfa_is_jump(&c->in[i]) && !is_ja(&c->in[i]) &&
+			if (bpfa_is_jump(&c->in[i]) && !bpfa_is_ja(&c->in[i]) &&
 			    !bpfa_is_loop_mark(&c->in[i]))
 				ub_branch(c, i, b, j == 0);
 			if (!(c->uvis[s[j]] & 1)) {
@@ -1038,7 +1018,7 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 			*def = 0x3f;
 		} else if (op == BPF_EXIT) {
 			*use = rbit(0);
-		} else if (!is_ja(insn) && !bpfa_is_loop_mark(insn)) {
+		} else if (!bpfa_is_ja(insn) && !bpfa_is_loop_mark(insn)) {
 			*use = rbit(d) | (x ? rbit(s) : 0);
 		}
 		return;
@@ -1094,7 +1074,7 @@ static int preds(struct pctx *c)
 /*
  * A worklist, not repeated sweeps: sweeps need one pass per backward jump
  * a liveness fact crosses, so a staircase of N backward jumps cost N^2
- * (review 2: 65k insns held a CPU for 20-40 s).  Here live sets only grow
+ * (65k insns could hold a CPU for 20-40 s).  Here live sets only grow
  * (live[] starts at 0), each by at most NREGS bits, and an insn is queued
  * again only when a successor's set grew: O(len * NREGS) visits.
  */
@@ -1461,7 +1441,7 @@ static int check_loop(struct pctx *c, struct loop *l)
 			continue;
 		reached = c->vis[i] & 1;
 
-		if (is_exit(&c->in[i])) {
+		if (bpfa_is_exit(&c->in[i])) {
 			if (add_exit(c, l, i, EXIT_RET, reached ? &c->ty[i * NREGS] : NULL))
 				return c->err;
 			continue;
@@ -1487,7 +1467,7 @@ static int check_loop(struct pctx *c, struct loop *l)
 		memcpy(t, &c->ty[i * NREGS], sizeof(t));
 		if (!bpfa_is_jump(&c->in[i]))
 			xfer(c, i, t);
-		ns = is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, s);
 		for (k = 0; k < ns; k++) {
 			__u16 live;
 
@@ -1745,10 +1725,10 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 {
 	const struct bpf_insn *insn = &c->in[i];
 
-	if (is_pfunc(insn) || is_pcall(insn)) {
+	if (bpfa_is_pfunc(insn) || bpfa_is_pcall(insn)) {
 		/* Calls and callbacks reach the callee's prologue. */
 		put_fix(c, *insn, L_ENTRY(c, (__u32)(i + 1 + insn->imm)), FX_CALL);
-		if (is_pfunc(insn))
+		if (bpfa_is_pfunc(insn))
 			put(c, insn[1]);
 		return;
 	}
@@ -1855,7 +1835,7 @@ static __u16 edge_mask(const struct pctx *c, const struct loop *l, __u32 i, __u3
 	__u8 r;
 
 	memcpy(ty, &c->ty[i * NREGS], sizeof(ty));
-	if (!bpfa_is_jump(&c->in[i]) && !is_exit(&c->in[i]))
+	if (!bpfa_is_jump(&c->in[i]) && !bpfa_is_exit(&c->in[i]))
 		xfer(c, i, ty);
 	for (j = 0; t != l->e && j < l->nexits && l->exit_t[j] != t; j++)
 		;
@@ -1989,12 +1969,12 @@ static void put_body(struct pctx *c, const struct loop *l)
 				put_fix(c, JA_I(), lbl, FX_OFF);
 			else
 				put_insn(c, i, lbl);
-		} else if (is_exit(&c->in[i])) {
+		} else if (bpfa_is_exit(&c->in[i])) {
 			put_fix(c, JA_I(), body_edge(c, l, ed, &ned, cap, i, EXIT_RET), FX_OFF);
 		} else {
 			put_insn(c, i, 0);
 		}
-		if (succs(c, i, s) && !is_ja(&c->in[i]) && !is_exit(&c->in[i]) &&
+		if (succs(c, i, s) && !bpfa_is_ja(&c->in[i]) && !bpfa_is_exit(&c->in[i]) &&
 		    (next_of(c, i) == l->e || !member(c, l, next_of(c, i))))
 			put_fix(c, JA_I(), body_edge(c, l, ed, &ned, cap, i, next_of(c, i)), FX_OFF);
 	}

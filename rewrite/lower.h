@@ -4,7 +4,7 @@
  *
  * bpfa_lower() types every register and stack slot from the instructions alone
  * (arena pointer or not), then rewrites arena casts, 64-bit ALU on arena pointers,
- * accesses through arena pointers (into the placeholders of jit/PLACEHOLDERS.md),
+ * accesses through arena pointers (into the placeholders of docs/PLACEHOLDERS.md),
  * arena map / arena global ld_imm64 and the arena kfunc calls.  Jump, call and
  * callback offsets are fixed for the grown program.  Plain C: no libc beyond
  * memset/memcpy, no allocation but through env, O(1) stack.
@@ -12,7 +12,7 @@
 #ifndef BPFA_LOWER_H
 #define BPFA_LOWER_H
 
-#include "bpfa_insn.h"
+#include "insn.h"
 
 #define BPFA_MAX_INSNS	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
 #define BPFA_MSG_LEN	192
@@ -50,7 +50,7 @@ struct bpfa_lower_env {
 	__s32 companion_fd;			/* imm of the placeholders' MAP_VALUE ld_imm64 */
 	/*
 	 * map_view: an arena ld_imm64 MAP_FD/MAP_IDX becomes ld_imm64 MAP_FD
-	 * view_fd (a real map pointer for the verifier, module/map_view.c);
+	 * view_fd (a real map pointer for the verifier, module/prog_view.c);
 	 * otherwise the constant 0.
 	 */
 	bool map_view;

@@ -22,7 +22,7 @@
 #include "hook.h"
 #include "ksyms.h"
 #include "prog_load.h"
-#include "syscall.h"
+#include "bpf_hook.h"
 
 static long arena_sys_bpf(const struct pt_regs *regs);
 static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
@@ -32,7 +32,7 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 /*
  * bpf(int cmd, ...): 6.1 takes the command from the low 32 bits of rdi
  * (SYSCALL_DEFINE3's int), so the hook must too: bpf(5 | 1 << 32) is a
- * BPF_PROG_LOAD (attack review 7).
+ * BPF_PROG_LOAD, which a hook reading all of rdi would pass on unlowered.
  */
 static int notrace sys_bpf_cmd(const struct pt_regs *regs)
 {
@@ -191,12 +191,12 @@ static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned lo
 				       addr, len, pgoff, flags);
 }
 
-int arena_syscall_init(void)
+int arena_bpf_hook_init(void)
 {
 	return hooks_install(hooks, NR_HOOKS);
 }
 
-void arena_syscall_exit(void)
+void arena_bpf_hook_exit(void)
 {
 	hooks_remove(hooks, NR_HOOKS);
 }

@@ -2,7 +2,7 @@
 /*
  * bpf-arena-dkms: instruction encodings shared by the lowering (lower.c), the raise
  * (raise.c), the module and the user-space unit tests.  Plain C: compiles in the
- * kernel and in user space.  The placeholder ABI is jit/PLACEHOLDERS.md.
+ * kernel and in user space.  The placeholder ABI is docs/PLACEHOLDERS.md.
  */
 #ifndef BPFA_INSN_H
 #define BPFA_INSN_H
@@ -118,9 +118,69 @@ static inline void bpfa_ldimm64(struct bpf_insn *p, __u8 dst, __u8 src, __u64 im
 	p[1] = bpfa_insn(0, dst2, 0, 0, (__s32)(__u32)(imm64 >> 32));
 }
 
+/*
+ * The instruction predicates of the rewriter and the module: one definition
+ * each, so that every pass and every scan agree on what an instruction is.
+ * They look at the opcode (and src_reg where it selects the kind), never at
+ * the reserved fields: the stock verifier refuses those.
+ */
+
+/* The first slot of a two-slot `ld_imm64` (any src_reg). */
 static inline bool bpfa_is_ldimm64(const struct bpf_insn *insn)
 {
 	return insn->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+/* An ld_imm64 naming a map by fd or fd_array index, or a value in one. */
+static inline bool bpfa_is_map_ldimm64(const struct bpf_insn *insn)
+{
+	return bpfa_is_ldimm64(insn) &&
+	       (insn->src_reg == BPF_PSEUDO_MAP_FD || insn->src_reg == BPF_PSEUDO_MAP_VALUE ||
+		insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
+}
+
+/* A map ld_imm64 naming its map by fd_array index (its imm). */
+static inline bool bpfa_is_idx_ldimm64(const struct bpf_insn *insn)
+{
+	return bpfa_is_ldimm64(insn) &&
+	       (insn->src_reg == BPF_PSEUDO_MAP_IDX || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE);
+}
+
+/* An ld_imm64 of a subprogram's address (a callback). */
+static inline bool bpfa_is_pfunc(const struct bpf_insn *insn)
+{
+	return bpfa_is_ldimm64(insn) && insn->src_reg == BPF_PSEUDO_FUNC;
+}
+
+/* A call of a subprogram (bpf-to-bpf call). */
+static inline bool bpfa_is_pcall(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
+}
+
+/*
+ * The exit: BPF_JMP | BPF_EXIT only.  Any other encoding with op BPF_EXIT
+ * (JMP32 class, BPF_X source) is no instruction to the stock verifier
+ * ("unknown opcode" before any flow analysis, "BPF_EXIT uses reserved
+ * fields" in do_check()), so it is no exit to the passes either: they treat
+ * it as an ordinary instruction and the verifier refuses the program.
+ */
+static inline bool bpfa_is_exit(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_EXIT);
+}
+
+/* The unconditional jump: `ja` (off) or JMP32's `gotol` (imm). */
+static inline bool bpfa_is_ja(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_JA) || insn->code == (BPF_JMP32 | BPF_JA);
+}
+
+/* addr_space_cast between any address spaces (v1's off 2 too), which 6.1 lacks. */
+static inline bool bpfa_is_cast(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_ALU64 | BPF_MOV | BPF_X) &&
+	       (insn->off == BPFA_CAST_OFF || insn->off == BPFA_CAST_V1_USER_OFF);
 }
 
 /* A jump with a target: JMP/JMP32 class except CALL and EXIT. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf-arena-dkms: the lowering (see lower.h, PLACEHOLDERS.md, DESIGN.md "Lowering").
+ * bpf-arena-dkms: the lowering (see lower.h, docs/PLACEHOLDERS.md, docs/DESIGN.md "Lowering").
  *
  * 1. Structure: ld_imm64 pairs, subprograms (bpf-to-bpf call and callback targets),
  *    jump targets, basic blocks; the state-independent rewrites (casts, arena
@@ -629,23 +629,6 @@ static void xfer(struct lctx *c, struct lstate *st, __u32 i)
 	}
 }
 
-static bool is_exit(const struct bpf_insn *insn)
-{
-	__u8 cls = BPF_CLASS(insn->code);
-
-	return (cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(insn->code) == BPF_EXIT;
-}
-
-static bool is_ja(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_JMP | BPF_JA) || insn->code == (BPF_JMP32 | BPF_JA);
-}
-
-static bool is_pcall(const struct bpf_insn *insn)
-{
-	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
-}
-
 static __u32 jump_target(const struct bpf_insn *insns, __u32 i)
 {
 	return (__u32)((__s64)i + 1 + bpfa_jump_disp(&insns[i]));
@@ -660,17 +643,17 @@ static void run_block(struct lctx *c, __u32 b)
 	for (;;) {
 		insn = &c->in[i];
 		next = i + (bpfa_is_ldimm64(insn) ? 2 : 1);
-		if (is_exit(insn)) {
+		if (bpfa_is_exit(insn)) {
 			ret_update(c, c->bsub[b], get(&st, BPF_REG_0));
 			return;
 		}
 		if (bpfa_is_jump(insn)) {
 			join_into(c, c->blk[jump_target(c->in, i)], &st);
-			if (!is_ja(insn))
+			if (!bpfa_is_ja(insn))
 				join_into(c, c->blk[next], &st);
 			return;
 		}
-		if (is_pcall(insn)) {
+		if (bpfa_is_pcall(insn)) {
 			if (!xfer_pcall(c, &st, i))
 				return;
 		} else {
@@ -756,8 +739,7 @@ static int classify(struct lctx *c, __u32 i)
 	if (insn->code == BPFA_MAY_GOTO_CODE &&
 	    (insn->src_reg || insn->dst_reg || insn->imm))
 		return lerr(c, -EINVAL, i, "invalid may_goto imm %d", insn->imm);
-	if (insn->code != (BPF_ALU64 | BPF_MOV | BPF_X) ||
-	    (insn->off != BPFA_CAST_OFF && insn->off != BPFA_CAST_V1_USER_OFF))
+	if (!bpfa_is_cast(insn))
 		return 0;
 	c->res->uses_arena = true;
 	if (insn->dst_reg > 9 || insn->src_reg > 9)
@@ -799,12 +781,12 @@ static int structure(struct lctx *c)
 			continue;
 		if (classify(c, i))
 			return c->err;
-		if ((bpfa_is_ldimm64(insn) && insn->src_reg == BPF_PSEUDO_FUNC) || is_pcall(insn)) {
+		if (bpfa_is_pfunc(insn) || bpfa_is_pcall(insn)) {
 			if (check_target(c, i, (__s64)i + 1 + insn->imm))
 				return c->err;
 			t = i + 1 + insn->imm;
 			fl[t] |= F_LEADER | F_SUBSTART;
-			if (!is_pcall(insn))
+			if (!bpfa_is_pcall(insn))
 				fl[t] |= F_CALLBACK;
 		} else if (bpfa_is_jump(insn)) {
 			if (check_target(c, i, (__s64)i + 1 + bpfa_jump_disp(insn)))
@@ -812,7 +794,7 @@ static int structure(struct lctx *c)
 			fl[jump_target(in, i)] |= F_LEADER;
 			if (i + 1 < n)
 				fl[i + 1] |= F_LEADER;
-		} else if (is_exit(insn) && i + 1 < n) {
+		} else if (bpfa_is_exit(insn) && i + 1 < n) {
 			fl[i + 1] |= F_LEADER;
 		}
 	}
@@ -855,14 +837,14 @@ static int structure(struct lctx *c)
 			t = jump_target(in, i);
 			if (c->bsub[c->blk[t]] != c->bsub[c->blk[i]])
 				return lerr(c, -EINVAL, i, "jump to insn %u in another subprogram", t);
-			if (is_ja(insn))
+			if (bpfa_is_ja(insn))
 				continue;
 		}
-		if (is_exit(insn))
+		if (bpfa_is_exit(insn))
 			continue;
 		if (next >= n || (fl[next] & F_SUBSTART))
 			return lerr(c, -EINVAL, i, "falls through past the end of its subprogram");
-		if (is_pcall(insn))
+		if (bpfa_is_pcall(insn))
 			c->coff[c->bsub[c->blk[i + 1 + insn->imm]]]++;
 	}
 	for (s = 0, t = 0; s <= c->nsub; s++) {
@@ -874,7 +856,7 @@ static int structure(struct lctx *c)
 		return lerr(c, -ENOMEM, 0, "out of memory");
 	for (i = 0; i < n; i = next) {
 		next = i + (bpfa_is_ldimm64(&in[i]) ? 2 : 1);
-		if (is_pcall(&in[i])) {
+		if (bpfa_is_pcall(&in[i])) {
 			s = c->bsub[c->blk[i + 1 + in[i].imm]];
 			c->cblk[--c->coff[s]] = c->blk[i];
 		}
@@ -1007,7 +989,7 @@ static void emit_ph(const struct lctx *c, const struct bpf_insn *insn, __u8 a, s
  *   s64): cur = end = 0, -E2BIG; else cur = start - 1, end = end, 0.
  * bpf_iter_num_next(it = r1):
  *   (s64)(s32)(cur + 1) >= end: cur = end = 0, NULL; else ++cur, &cur.
- *   It starts with the iterator mark (bpfa_insn.h): the loop pass outlines
+ *   It starts with the iterator mark (insn.h): the loop pass outlines
  *   the loop around it into a bpf_loop() callback (docs/LOOPS.md), because
  *   6.1's verifier cannot converge on the loop; every iteration is one
  *   next(), so the loop runs at most BPF_MAX_LOOPS + 1 bodies as upstream.
@@ -1101,9 +1083,9 @@ static int emit(struct lctx *c)
 			o[0] = *insn;
 			if (bpfa_is_ldimm64(insn)) {
 				o[1] = insn[1];
-				if (insn->src_reg == BPF_PSEUDO_FUNC)
+				if (bpfa_is_pfunc(insn))
 					o->imm = (__s32)(ni[i + 1 + insn->imm] - ni[i] - 1);
-			} else if (is_pcall(insn)) {
+			} else if (bpfa_is_pcall(insn)) {
 				o->imm = (__s32)(ni[i + 1 + insn->imm] - ni[i] - 1);
 			} else if (bpfa_is_jump(insn) && fix_jump(c, i, o)) {
 				return c->err;

@@ -1,95 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault fixups for raised arena accesses (x86-64 JIT of Linux 6.1).
+ * The decoder of raised arena accesses in x86-64 JIT images (6.1's JIT).
  *
  * A raised access is JITed as
  *	movabs r10, kern_vm_start	49 ba imm64
  *	add r10, rS			49|4d 01 (11 sss 010)
  *	<access with base r10>		[66] [f0] rex op modrm(rm=010) disp [imm]
- * (AX is r10; see jit/PLACEHOLDERS.md).  An access to an unpopulated page
- * of the window faults; search_bpf_extables() (hooked) then asks us.  The
- * answer is decided from the faulting instruction itself, so no per-site
- * table has to follow JIT images around:
+ * (AX is r10; see docs/PLACEHOLDERS.md).  An access to an unpopulated page
+ * of the window faults, and the module's fault fixup (module/prog_fault.c)
+ * asks bpfa_fault_decode().  The answer is decided from the faulting
+ * instruction itself, so no per-site table has to follow JIT images around:
  *  - the ip is BPF text, the 13 bytes before it are exactly the two
  *    instructions above, and imm64 is the window of a live arena; nothing
  *    else emits "movabs r10, imm64; add r10, reg" (the verifier rejects
  *    programs naming AX; blinding moves random constants into r10 and then
  *    xors, never adds);
  *  - the access is decoded to its length and, for loads, its destination.
- * Upstream's semantics: a load gives 0, a store or atomic is skipped
- * (EX_TYPE_BPF with the destination register to clear, or orig_ax).
+ * Upstream's semantics: a load gives 0, a store or atomic is skipped.
  *
- * Since issue 15 the raise may let up to BPFA_AX_CHAIN_MAX accesses through
- * the same base follow one prefix (jit/raise.c, OPTIMISATIONS 2 and 3), with
- * up to BPFA_AX_BETWEEN_MAX instructions of a few kinds between them: the
- * faulting access is then recognised by decoding forward from a prefix
- * before it, instruction by instruction, to exactly ip; every instruction
- * between leaves r10 as the prefix set it (an access or other instruction
- * that writes r10 ends a chain).
+ * The raise may let up to BPFA_AX_CHAIN_MAX accesses through the same base
+ * follow one prefix (raise.c, OPTIMISATIONS 2 and 3), with up to
+ * BPFA_AX_BETWEEN_MAX instructions of a few kinds between them: the faulting
+ * access is then recognised by decoding forward from a prefix before it,
+ * instruction by instruction, to exactly ip; every instruction between
+ * leaves r10 as the prefix set it (an access or other instruction that
+ * writes r10 ends a chain).
+ *
+ * A wrong answer is costly either way: accepting a fault that is not a
+ * raised access lets the fixup skip a kernel access or zero a register the
+ * program still trusts; refusing a real one turns an arena fault into an
+ * oops.  tests/fault_decode_unit_test.c holds it to each rule.
  */
-#include <linux/bpf.h>
-#include <linux/uaccess.h>
-#include <linux/stddef.h>
-#include <asm/extable.h>
-#include <asm/extable_fixup_types.h>
-#include <asm/ptrace.h>
-#include <asm/unaligned.h>
-
-#include "arena.h"
-#include "fault.h"
-#include "ksyms.h"
+#include "fault_decode.h"
 #include "raise.h"
 
-#define X86_MAX_INSN	15
 #define PRE_LEN		13	/* movabs r10, imm64 (10) + add r10, reg (3) */
+#define X86_RSP		4	/* never a BPF register (reg2hex[]) */
 
 /*
- * pt_regs offset of each x86 register, by its 4-bit encoding; entry
- * NO_CLEAR is orig_ax, what a store's or atomic's fixup "clears": the
- * handler (ex_handler_bpf() of 6.1) always zeroes one pt_regs slot, and
- * orig_ax of a kernel-mode #PF frame is read by nothing after the fixup (the
- * exit path skips it).  Clearing AX (r10) instead, as before issue 15, would
- * break a chain of accesses through r10 (jit/raise.c, OPTIMISATIONS 2): the
- * next access would go through 0.
+ * A store's or an atomic's fixup clears no register: the module's exception
+ * entry names orig_ax for them (ex_handler_bpf() of 6.1 always zeroes one
+ * pt_regs slot, and orig_ax of a kernel-mode #PF frame is read by nothing
+ * after the fixup).  Clearing AX (r10) instead would break a chain of
+ * accesses through r10 (raise.c, OPTIMISATIONS 2): the next access would
+ * go through 0.
  */
-#define NO_CLEAR	16
-static const u8 x86_reg_ptregs[NO_CLEAR + 1] = {
-	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
-	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
-	0xff /* rsp: never a BPF register */, offsetof(struct pt_regs, bp),
-	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
-	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
-	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
-	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
-	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
-	offsetof(struct pt_regs, orig_ax),
-};
-
-/*
- * ex_handler_bpf() reads only ->fixup (length | pt_regs offset << 8), so
- * entries can live anywhere: one per (length, register) pair, built once.
- */
-static struct exception_table_entry fixups[X86_MAX_INSN + 1][NO_CLEAR + 1];
-
-void arena_fault_init(void)
-{
-	unsigned int len, reg;
-
-	for (len = 0; len <= X86_MAX_INSN; len++) {
-		for (reg = 0; reg <= NO_CLEAR; reg++) {
-			fixups[len][reg].data = EX_TYPE_BPF;
-			fixups[len][reg].fixup = len | (x86_reg_ptregs[reg] << 8);
-		}
-	}
-}
+#define NO_CLEAR	BPFA_X86_NO_CLEAR
 
 /*
  * The bytes of "movabs r10, imm64; add r10, reg" at p.  Whether imm64 is a
- * live arena's window is asked last (arena_fault_fixup()): that walks every
+ * live arena's window is asked last (bpfa_fault_decode()): that walks every
  * arena, and a program can plant these bytes in its immediates, so only a
  * candidate whose whole chain decodes pays for it.
  */
-static bool is_raise_prefix(const u8 *p)
+static bool is_raise_prefix(const __u8 *p)
 {
 	if (p[0] != 0x49 || p[1] != 0xba)
 		return false;
@@ -101,7 +65,7 @@ static bool is_raise_prefix(const u8 *p)
  * Length and cleared register of the r10-based access at p, or false; an
  * atomic (lock prefix: 6.1's emit_atomic() always emits one) says so.
  */
-static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, bool *is_load,
+static bool decode_access(const __u8 *p, unsigned int *len, unsigned int *clear, bool *is_load,
 			  bool *is_atomic)
 {
 	bool opsize = false, lock = false, load = false;
@@ -180,11 +144,11 @@ static bool decode_access(const u8 *p, unsigned int *len, unsigned int *clear, b
 }
 
 /* The 4-byte nop 6.1's JIT pads a shrunk jcc with (x86_nops[4], x86-64). */
-static const u8 jit_nop4[4] = { 0x0f, 0x1f, 0x40, 0x00 };
+static const __u8 jit_nop4[4] = { 0x0f, 0x1f, 0x40, 0x00 };
 
 /*
  * Length of the x86 instruction at p if it is one that 6.1's do_jit() emits
- * for an instruction a chain may run through (jit/raise.c, keeps_ax(): ALU
+ * for an instruction a chain may run through (raise.c, keeps_ax(): ALU
  * ADD/SUB/AND/OR/XOR/MOV, conditional jumps, plain LDX/STX) and it writes no
  * r10; else 0.  The JIT's encodings for those and nothing that writes r10
  * or addresses through it: an instruction it would not emit there (a SIB
@@ -197,7 +161,7 @@ static const u8 jit_nop4[4] = { 0x0f, 0x1f, 0x40, 0x00 };
  * written or a base here: no BPF register maps to it (reg2hex[]), and the
  * raise ends a chain at every instruction naming AX.
  */
-static unsigned int decode_between(const u8 *p)
+static unsigned int decode_between(const __u8 *p)
 {
 	unsigned int i = 0, rex = 0, op, modrm, mod, reg, rm, imm = 0, len;
 	bool opsize = false, writes_rm = false, writes_reg = false;
@@ -288,7 +252,7 @@ static unsigned int decode_between(const u8 *p)
 }
 
 /*
- * A chain (jit/raise.c, OPTIMISATIONS 2, 3): up to BPFA_AX_CHAIN_MAX
+ * A chain (raise.c, OPTIMISATIONS 2, 3): up to BPFA_AX_CHAIN_MAX
  * accesses through r10 after one prefix, with up to BPFA_AX_BETWEEN_MAX BPF
  * instructions of decode_between()'s kinds among them (at most three x86
  * instructions each: cmp, padding, jcc).  Is the access at buf[end] the last
@@ -300,7 +264,7 @@ static unsigned int decode_between(const u8 *p)
  * cmpxchg naming it), none of which the JIT emits but which this must not
  * take on trust.  The prefix's base is checked by the caller.
  */
-static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end, bool end_atomic)
+static bool chain_reaches(const __u8 *buf, unsigned int pre, unsigned int end, bool end_atomic)
 {
 	unsigned int at = pre + PRE_LEN, n = 0, between = 0, len, reg;
 	bool load, atomic;
@@ -330,7 +294,7 @@ static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end, boo
  * rel32 6; an LDX/STX with disp32 is 8, an ALU with imm32 7).
  */
 #define BETWEEN_LEN	13
-#define CHAIN_BACK	(PRE_LEN + (BPFA_AX_CHAIN_MAX - 1) * X86_MAX_INSN + \
+#define CHAIN_BACK	(PRE_LEN + (BPFA_AX_CHAIN_MAX - 1) * BPFA_X86_MAX_INSN + \
 			 BPFA_AX_BETWEEN_MAX * BETWEEN_LEN)
 
 /*
@@ -339,48 +303,51 @@ static bool chain_reaches(const u8 *buf, unsigned int pre, unsigned int end, boo
  * where all are, else byte by byte up to the first unreadable one, since a
  * JIT image may start or end next to an unmapped page.  Returns the count.
  */
-static unsigned int copy_readable(u8 *dst, unsigned long addr, unsigned int n, bool back)
+static unsigned int copy_readable(const struct bpfa_fault_env *env, __u8 *dst, unsigned long addr,
+				  unsigned int n, bool back)
 {
 	unsigned int got;
 
-	if (!copy_from_kernel_nofault(dst, (void *)(back ? addr - n : addr), n))
+	if (!env->read(env->ctx, dst, back ? addr - n : addr, n))
 		return n;
 	for (got = 0; got < n; got++) {
-		if (back ? copy_from_kernel_nofault(dst + n - got - 1, (void *)(addr - got - 1), 1) :
-			   copy_from_kernel_nofault(dst + got, (void *)(addr + got), 1))
+		if (back ? env->read(env->ctx, dst + n - got - 1, addr - got - 1, 1) :
+			   env->read(env->ctx, dst + got, addr + got, 1))
 			break;
 	}
 	return got;
 }
 
-const struct exception_table_entry *arena_fault_fixup(unsigned long ip)
+bool bpfa_fault_decode(const struct bpfa_fault_env *env, unsigned long ip,
+		       struct bpfa_fault_fix *fix)
 {
-	u8 buf[CHAIN_BACK + X86_MAX_INSN] = { 0 };
+	__u8 buf[CHAIN_BACK + BPFA_X86_MAX_INSN] = { 0 };
 	unsigned int len, reg, back, avail, fwd, end = CHAIN_BACK;
 	bool load, atomic;
-	u64 base;
+	__u64 base;
 
-	if (!ksyms.is_bpf_text_address(ip))
-		return NULL;
+	if (!env->is_text(env->ctx, ip))
+		return false;
 	/*
 	 * The access itself (the image may end within 15 bytes of it: only
 	 * what is readable counts, the rest of buf stays 0 and no access's
 	 * length may reach into it), then as much before it as is readable.
 	 */
-	fwd = copy_readable(buf + end, ip, X86_MAX_INSN, false);
-	if (!decode_access(buf + end, &len, &reg, &load, &atomic) || len > fwd ||
-	    x86_reg_ptregs[reg] == 0xff)
-		return NULL;
-	avail = copy_readable(buf, ip, CHAIN_BACK, true);
+	fwd = copy_readable(env, buf + end, ip, BPFA_X86_MAX_INSN, false);
+	if (!decode_access(buf + end, &len, &reg, &load, &atomic) || len > fwd || reg == X86_RSP)
+		return false;
+	avail = copy_readable(env, buf, ip, CHAIN_BACK, true);
 	for (back = PRE_LEN; back <= avail; back++) {
 		if (!chain_reaches(buf, end - back, end, atomic))
 			continue;
 		/* the chain's movabs imm64: a live arena's kernel base */
-		base = get_unaligned((u64 *)(buf + end - back + 2));
-		if (!arena_kern_vm_start_is_live(base))
+		memcpy(&base, buf + end - back + 2, sizeof(base));
+		if (!env->is_live(env->ctx, base))
 			continue;
-		arena_stat_fixup(base);
-		return &fixups[len][reg];
+		fix->len = len;
+		fix->clear = reg;
+		fix->kern_vm_start = base;
+		return true;
 	}
-	return NULL;
+	return false;
 }

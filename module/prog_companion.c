@@ -5,7 +5,7 @@
  *
  * Why: the stock verifier always types the contents of a BTF-less map value
  * as an unknown scalar, so a load from the companion value is a sound model
- * of an arena load whatever the program did before (jit/PLACEHOLDERS.md);
+ * of an arena load whatever the program did before (docs/PLACEHOLDERS.md);
  * sleepable programs may use an ARRAY map (6.1 refuses type 33 there); and
  * the value's address identifies the arena at JIT time and in the kfuncs.
  *
