@@ -64,7 +64,8 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end)
 	size_t longs = BITS_TO_LONGS((end - start) >> PAGE_SHIFT);
 
 	/* One allocation: used, then resv, then freeing. */
-	used = kvcalloc(longs * 3, sizeof(long), GFP_KERNEL_ACCOUNT);
+	used = kvcalloc(longs * 3, sizeof(long),
+			GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!used)
 		return -ENOMEM;
 	arena->used = used;
@@ -269,6 +270,8 @@ int arena_alloc_check(const struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
  * free.  A free short of memory for a larger array goes SMALL_PAGES at a time.
  */
 #define SMALL_PAGES	16U
+/* Pages one step of a free handles: a 4 KiB page array. */
+#define FREE_BATCH	512U
 
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		       int node_id, struct arena_payer *payer, u64 *out)
@@ -291,7 +294,8 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	if (page_cnt <= SMALL_PAGES)
 		memset(small, 0, page_cnt * sizeof(*small));
 	else
-		pages = kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+		pages = kvcalloc(page_cnt, sizeof(*pages),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!pages) {
 		arena_payer_uncharge(payer, page_cnt);
 		return -ENOMEM;
@@ -395,14 +399,17 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	kaddr = arena_kaddr(arena, uaddr32);
 
 	/*
-	 * Short of memory for the array: the same, SMALL_PAGES pages at a time
-	 * (a TLB flush and a zap each).  A free never fails: the kfunc has no
-	 * way to report it, and a program (or the stress's model) that freed
-	 * must not find the pages still there.
+	 * FREE_BATCH pages at a time (a TLB flush and a zap each): the page
+	 * array a caller makes the kernel hold stays small whatever the range
+	 * (a 4 GiB free would need 8 MiB), and it is charged to the caller.
+	 * Short of memory for it: SMALL_PAGES at a time.  A free never fails:
+	 * the kfunc has no way to report it, and a program (or the stress's
+	 * model) that freed must not find the pages still there.
 	 */
-	pages = page_cnt <= SMALL_PAGES ? small :
-		kvcalloc(page_cnt, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
-	batch = page_cnt;
+	batch = min_t(u32, page_cnt, FREE_BATCH);
+	pages = batch <= SMALL_PAGES ? small :
+		kmalloc_array(batch, sizeof(*pages),
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
 	if (!pages) {
 		pages = small;
 		batch = SMALL_PAGES;
@@ -411,6 +418,11 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	for (done = 0; done < page_cnt; done += n, pgoff += n, kaddr += (unsigned long)n << PAGE_SHIFT) {
 		n = min(batch, page_cnt - done);
 		flags = arena_plock(arena);
+		/* Nothing used here: no page, no mapping, nothing to flush. */
+		if (find_next_bit(arena->used, pgoff + n, pgoff) >= pgoff + n) {
+			arena_punlock(arena, flags);
+			continue;
+		}
 		/* The range stays used until no mapping of its pages is left. */
 		nr = kern_clear(kaddr, n, pages);
 		arena_punlock(arena, flags);
@@ -434,7 +446,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	arena_trim_tables(arena, pgoff0, page_cnt);
 	mutex_unlock(&arena->lock);
 	if (pages != small)
-		kvfree(pages);
+		kfree(pages);
 	return total;
 }
 
@@ -606,13 +618,36 @@ void arena_unmap_freeing(struct bpf_arena *arena)
 	}
 }
 
+/* A zeroed page charged to payer, or NULL; not under arena->lock (it may reclaim). */
+static struct page *arena_charged_page(struct bpf_arena *arena, struct arena_payer *payer)
+{
+	struct page *page;
+
+	if (arena_payer_charge(payer, 1, arena->map.id))
+		return NULL;
+	page = arena_page_alloc(arena, NUMA_NO_NODE, payer);
+	if (!page)
+		arena_payer_uncharge(payer, 1);
+	return page;
+}
+
+static void arena_uncharged_free(struct page *page, struct arena_payer *payer)
+{
+	__free_page(page);
+	arena_payer_uncharge(payer, 1);
+}
+
 /*
  * The page at pgoff, allocating it if it is free or reserved (upstream
  * lets a user fault populate a reserved page); arena->lock held.  NULL if
- * it cannot be had.
+ * it cannot be had.  The new page is *spare when the caller brought one
+ * (arena_charged_page(), outside the lock; taken: *spare becomes NULL),
+ * else, with spare NULL, allocated here; with *spare NULL the caller must
+ * bring one first (*need_page).
  */
 static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 				       u32 uaddr32, struct arena_payer *payer,
+				       struct page **spare, bool *need_page,
 				       bool *allocated)
 {
 	unsigned long kaddr = arena_kaddr(arena, uaddr32), flags;
@@ -620,6 +655,7 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 	bool busy;
 
 	*allocated = false;
+	*need_page = false;
 	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
 	/* Used, not reserved, no page: a state only the lock holders see. */
@@ -627,11 +663,15 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 	arena_punlock(arena, flags);
 	if (page || busy)
 		return page;
-	if (arena_payer_charge(payer, 1, arena->map.id))
+	if (spare && !*spare) {
+		*need_page = true;
 		return NULL;
-	fresh = arena_page_alloc(arena, NUMA_NO_NODE, payer);
-	if (!fresh || arena_populate_tables(arena, kaddr, 1, payer))
-		goto uncharge;
+	}
+	fresh = spare ? *spare : arena_charged_page(arena, payer);
+	if (!fresh)
+		return NULL;
+	if (arena_populate_tables(arena, kaddr, 1, payer))
+		goto unused;
 	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
 	if (!page && (!test_bit(pgoff, arena->used) || test_bit(pgoff, arena->resv)) &&
@@ -639,19 +679,19 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 		set_bit(pgoff, arena->used);
 		clear_bit(pgoff, arena->resv);
 		page = fresh;
-		fresh = NULL;
 		*allocated = true;
 	}
 	arena_punlock(arena, flags);
 	if (*allocated) {
+		if (spare)
+			*spare = NULL;
 		arena_page_attach_payer(page, payer);
 		atomic64_inc(&arena->pages);
 		return page;
 	}
-uncharge:
-	if (fresh)
-		__free_page(fresh);
-	arena_payer_uncharge(payer, 1);
+unused:
+	if (!spare)
+		arena_uncharged_free(fresh, payer);
 	arena_trim_tables(arena, pgoff, 1);
 	return page;
 }
@@ -661,8 +701,8 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 {
 	u64 page_cnt_max = arena_page_cnt_max(arena);
 	unsigned long pgoff;
+	bool allocated, need_page;
 	long done = 0;
-	bool allocated;
 	u32 i;
 
 	if (!arena_has_range(arena))
@@ -679,7 +719,8 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	for (i = 0; i < page_cnt; i++) {
 		u32 uaddr32 = (u32)(uaddr + ((u64)i << PAGE_SHIFT));
 
-		if (!arena_get_or_alloc(arena, pgoff + i, uaddr32, payer, &allocated)) {
+		if (!arena_get_or_alloc(arena, pgoff + i, uaddr32, payer, NULL, &need_page,
+					&allocated)) {
 			done = -ENOMEM;
 			break;
 		}
@@ -705,18 +746,33 @@ static bool arena_freeing(struct bpf_arena *arena, pgoff_t pgoff)
 	return ret;
 }
 
+static int noop_pte_cb(pte_t *pte, unsigned long addr, void *data)
+{
+	return 0;
+}
+
 vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
 		       struct arena_payer *payer, bool may_alloc)
 {
 	unsigned long uaddr = vmf->address, kaddr = arena_kaddr(arena, (u32)uaddr), flags;
+	bool allocated, need_page = false;
 	pgoff_t pgoff = vmf->pgoff;
-	struct page *page;
+	struct page *page, *spare = NULL;
 	vm_fault_t ret;
-	bool allocated;
 	int err;
 
+	/*
+	 * What may reclaim happens before arena->lock, which every user of
+	 * the arena waits for: the page table of the faulting process, and
+	 * the new page (in the payer's memcg), brought in below.
+	 */
+	if (apply_to_page_range(vmf->vma->vm_mm, uaddr & PAGE_MASK, PAGE_SIZE, noop_pte_cb, NULL))
+		return VM_FAULT_OOM;
+	if (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)
+		may_alloc = false;
+again:
 	mutex_lock(&arena->lock);
-	if (!may_alloc || (arena->map.map_flags & BPF_ARENA_F_SEGV_ON_FAULT)) {
+	if (!may_alloc) {
 		/*
 		 * User space asked for SIGSEGV on pages BPF did not allocate,
 		 * or the mapping may not allocate (no write right, frozen).
@@ -725,8 +781,9 @@ vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
 		page = vmalloc_to_page((void *)kaddr);
 		arena_punlock(arena, flags);
 	} else {
-		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer, &allocated);
-		if (!page && arena_freeing(arena, pgoff)) {
+		page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer, &spare, &need_page,
+					  &allocated);
+		if (!page && !need_page && arena_freeing(arena, pgoff)) {
 			/*
 			 * A non-sleepable free (or a failed allocation's tail)
 			 * waits for the worker: do its work for this page now,
@@ -734,8 +791,15 @@ vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
 			 * than fail a fault the free will make good.
 			 */
 			arena_unmap_freeing_page(arena, pgoff);
-			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer,
-						  &allocated);
+			page = arena_get_or_alloc(arena, pgoff, (u32)uaddr, payer, &spare,
+						  &need_page, &allocated);
+		}
+		if (need_page) {
+			mutex_unlock(&arena->lock);
+			spare = arena_charged_page(arena, payer);
+			if (!spare)
+				return VM_FAULT_SIGSEGV;
+			goto again;
 		}
 		if (page && allocated)
 			atomic64_inc(&arena->user_faults);
@@ -746,7 +810,8 @@ vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
 	 * mappings: a free either comes first (the page is not found) or
 	 * zaps this PTE after.  Left to the core after this returned, a free
 	 * could zap in between and the core then map a page the arena no
-	 * longer has.  vm_insert_page() takes the PTE's own reference.
+	 * longer has.  vm_insert_page() takes the PTE's own reference; the
+	 * page table exists (above), so it allocates nothing.
 	 */
 	if (!page) {
 		ret = VM_FAULT_SIGSEGV;
@@ -759,6 +824,8 @@ vm_fault_t arena_fault(struct bpf_arena *arena, struct vm_fault *vmf,
 		      err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	}
 	mutex_unlock(&arena->lock);
+	if (spare)
+		arena_uncharged_free(spare, payer);
 	return ret;
 }
 

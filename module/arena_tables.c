@@ -150,7 +150,8 @@ static int table_make(struct bpf_arena *arena, unsigned long block, pmd_t *pmd,
 	if (!table)
 		goto uncharge;
 	if (payer && payer->user) {
-		if (xa_insert(&arena->table_payers, block, payer, GFP_KERNEL_ACCOUNT)) {
+		if (xa_insert(&arena->table_payers, block, payer,
+			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)) {
 			__free_page(table);
 			goto uncharge;
 		}

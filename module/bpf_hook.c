@@ -9,6 +9,11 @@
  *    a 4-byte peek);
  *  - mmap of an arena map fd picks its address as upstream does (6.1's
  *    bpf_map_fops has no get_unmapped_area).
+ * The 32-bit entry (__ia32_sys_bpf: int 0x80 and 32-bit programs) is hooked
+ * too and takes the same path, so that no bpf() call reaches the stock code
+ * with an arena the module did not see (a program naming an arena would
+ * load unlowered, without the module's checks), and 32-bit callers get
+ * 6.12's answers, as on a native kernel.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,13 +44,27 @@ static int notrace sys_bpf_cmd(const struct pt_regs *regs)
 	return (int)regs->di;
 }
 
-static bool notrace sys_bpf_filter(const struct pt_regs *regs)
+static bool notrace sys_bpf_cmd_hooked(int cmd)
 {
-	int cmd = sys_bpf_cmd((const struct pt_regs *)regs->di);
-
 	return cmd == BPF_MAP_CREATE || cmd == BPF_MAP_FREEZE ||
 	       cmd == BPF_PROG_LOAD || cmd == BPF_BTF_LOAD;
 }
+
+/* The filters get the traced function's own registers: its argument is regs. */
+static bool notrace sys_bpf_filter(const struct pt_regs *regs)
+{
+	return sys_bpf_cmd_hooked(sys_bpf_cmd((const struct pt_regs *)regs->di));
+}
+
+#ifdef CONFIG_IA32_EMULATION
+/* The 32-bit entry: cmd, uattr and size in ebx, ecx, edx (32 bits each). */
+static bool notrace ia32_sys_bpf_filter(const struct pt_regs *regs)
+{
+	return sys_bpf_cmd_hooked((int)((const struct pt_regs *)regs->di)->bx);
+}
+
+static long arena_ia32_sys_bpf(const struct pt_regs *regs);
+#endif
 
 static bool notrace get_unmapped_area_filter(const struct pt_regs *regs)
 {
@@ -55,7 +74,13 @@ static bool notrace get_unmapped_area_filter(const struct pt_regs *regs)
 	       is_arena_map(file->private_data);
 }
 
-enum { HOOK_SYS_BPF, HOOK_GET_UNMAPPED_AREA, NR_HOOKS };
+enum {
+	HOOK_SYS_BPF, HOOK_GET_UNMAPPED_AREA,
+#ifdef CONFIG_IA32_EMULATION
+	HOOK_IA32_SYS_BPF,
+#endif
+	NR_HOOKS
+};
 
 static struct arena_hook hooks[NR_HOOKS] = {
 	[HOOK_SYS_BPF] = {
@@ -68,6 +93,13 @@ static struct arena_hook hooks[NR_HOOKS] = {
 		.replacement = arena_hook_get_unmapped_area,
 		.filter = get_unmapped_area_filter,
 	},
+#ifdef CONFIG_IA32_EMULATION
+	[HOOK_IA32_SYS_BPF] = {
+		.name = "__ia32_sys_bpf",
+		.replacement = arena_ia32_sys_bpf,
+		.filter = ia32_sys_bpf_filter,
+	},
+#endif
 };
 
 /* End of 6.12's BPF_MAP_CREATE attributes: map_extra, then two __u32 fds. */
@@ -179,6 +211,25 @@ static long arena_sys_bpf(const struct pt_regs *regs)
 	hook_exit();
 	return ret;
 }
+
+#ifdef CONFIG_IA32_EMULATION
+/*
+ * Both entries end in the same __sys_bpf(): the 32-bit call is answered as
+ * the 64-bit one with its arguments (zero-extended, as the 32-bit stub
+ * does), through the 64-bit path, whose original also serves its calls
+ * the module passes on.  in_compat_syscall() stays true for the task.
+ */
+static long arena_ia32_sys_bpf(const struct pt_regs *regs)
+{
+	struct pt_regs regs64 = {
+		.di = (u32)regs->bx,
+		.si = (u32)regs->cx,
+		.dx = (u32)regs->dx,
+	};
+
+	return arena_sys_bpf(&regs64);
+}
+#endif
 
 static unsigned long arena_hook_get_unmapped_area(struct file *file, unsigned long addr,
 						  unsigned long len, unsigned long pgoff,

@@ -131,7 +131,10 @@ long arena_dev_get_arg(void *karg, size_t ksize, void __user *uarg, size_t min_u
 	if (usize < min_usize || usize > PAGE_SIZE)
 		return -EINVAL;
 	err = copy_struct_from_user(karg, ksize, uarg, usize);
-	return err ? err : usize;
+	/* Not "err ? err : usize": that converts err to u32, a positive size. */
+	if (err)
+		return err;
+	return usize;
 }
 
 long arena_dev_put_arg(void __user *uarg, const void *karg, size_t ksize, size_t usize)
@@ -229,6 +232,7 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	struct bpf_arena_map_fd req;
 	long usize = get_arg(&req, sizeof(req), uarg);
 	struct bpf_arena *arena;
+	unsigned int rights;
 	int fd;
 
 	if (usize < 0)
@@ -237,13 +241,24 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 		return -EINVAL;
 	mutex_lock(&h->lock);
 	arena = handle_arena(h, 0);
-	/* No more rights than the handle, as BPF_MAP_GET_FD_BY_ID's open_flags. */
+	/*
+	 * No more rights than the handle, as BPF_MAP_GET_FD_BY_ID's open_flags,
+	 * and, as handle_get(), no write right once the arena is frozen: a
+	 * read-write fd would let its holder's read faults make pages appear
+	 * (a map fd's mapping allocates, as upstream's), which the handle's
+	 * own read-only mapping of a frozen arena never does.
+	 */
+	rights = h->rights;
+	if (!IS_ERR(arena) && READ_ONCE(arena->map.frozen))
+		rights &= ~H_WRITE;
 	if (IS_ERR(arena))
 		fd = PTR_ERR(arena);
-	else if ((h->rights & (H_READ | H_WRITE)) == (H_READ | H_WRITE))
+	else if (!rights)
+		fd = -EPERM;	/* a write-only handle of a frozen arena */
+	else if (rights == (H_READ | H_WRITE))
 		fd = arena_new_map_fd(arena, O_RDWR);
 	else
-		fd = arena_new_map_fd(arena, h->rights & H_WRITE ? O_WRONLY : O_RDONLY);
+		fd = arena_new_map_fd(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY);
 	mutex_unlock(&h->lock);
 	if (fd < 0)
 		return fd;

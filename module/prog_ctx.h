@@ -96,7 +96,7 @@ int arena_prog_hooks_init(void);
 void arena_prog_hooks_exit(void);
 
 /* prog_view.c: &arena as a map pointer (the map view). */
-bool names_view_fd(const struct prog_load *pl, int fd);
+bool names_snapshot_fd(const struct prog_load *pl, int fd);
 int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
 			   struct bpf_map **view, int *view_fd);
 void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx);

@@ -227,6 +227,20 @@ static int lower_env_arena(struct prog_load *pl, struct bpfa_lower_env *env,
 	if (ret < 0)
 		return ret;
 	env->companion_fd = ret;
+	/*
+	 * Only the lowering names module objects: a user's ld_imm64 of the
+	 * companion's fd (a number the user can predict) would give the
+	 * program a plain, writable ARRAY map.
+	 */
+	if (names_snapshot_fd(pl, env->companion_fd)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "bpf_arena: the program names fd %d, which is not open (the load's companion map takes it in a private fd table)\n",
+			 env->companion_fd);
+		prog_log(&pl->attr, msg);
+		return -EBADF;	/* 6.1's answer: in the caller's own table the fd is free */
+	}
 	/* &arena: a map pointer the verifier checks (prog_view.c); its fd lives in the snapshot. */
 	*view = arena_view_create(pl->arena);
 	if (IS_ERR(*view)) {
@@ -239,7 +253,7 @@ static int lower_env_arena(struct prog_load *pl, struct bpfa_lower_env *env,
 		return ret;
 	env->map_view = true;
 	env->view_fd = ret;
-	if (names_view_fd(pl, env->view_fd)) {
+	if (names_snapshot_fd(pl, env->view_fd)) {
 		prog_log(&pl->attr,
 			 "bpf_arena: the program names the fd of the load's own map view\n");
 		return -EBADF;	/* 6.1's answer: in the caller's own table the fd is free */

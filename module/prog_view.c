@@ -179,13 +179,14 @@ static bool constant_names_view(const struct bpf_insn *p, u32 len, const struct 
 }
 
 /*
- * Does the user's program name fd (the load's view, in the snapshot) in a map
- * ld_imm64, directly or through fd_array?  Only the lowering's own loads may:
- * the user's could only have guessed the number (an unlowered MAP_IDX of the
- * view would stay the view in subprograms), and the view stands for &arena
- * only where the lowering put it.
+ * Does the user's program name fd (the load's view or companion, in the
+ * snapshot) in a map ld_imm64, directly or through fd_array?  Only the
+ * lowering's own loads may: the user's could only have guessed the number
+ * (an unlowered MAP_IDX of the view would stay the view in subprograms, and
+ * the view stands for &arena only where the lowering put it; the companion
+ * is a plain writable ARRAY map).
  */
-bool names_view_fd(const struct prog_load *pl, int fd)
+bool names_snapshot_fd(const struct prog_load *pl, int fd)
 {
 	const struct bpf_insn *insn;
 	u32 i;
@@ -207,9 +208,20 @@ bool names_view_fd(const struct prog_load *pl, int fd)
 #define VIEW_TRIES 16
 
 /*
+ * Test hook: the first test_view_renewals views of every load count as
+ * named by a program constant, so that the renewal and its EBUSY end run
+ * without guessing heap addresses (arena_conformance_test).  Root only; 0,
+ * the default, changes nothing.
+ */
+static unsigned int test_view_renewals;
+module_param(test_view_renewals, uint, 0600);
+MODULE_PARM_DESC(test_view_renewals,
+		 "for tests only: renew the map view of every arena load this many times first (default 0)");
+
+/*
  * Gives the load a view no constant of the final program p[0..len) names:
  * a new one for as long as one does, whose fd the lowering's view loads
- * then name (the user's program names no view fd: names_view_fd()).  A
+ * then name (the user's program names no view fd: names_snapshot_fd()).  A
  * view given up stays alive through its fd in the snapshot until the load
  * is over, so every new one has a new address, and none of them is left in
  * the program.  0, or -errno.
@@ -217,11 +229,12 @@ bool names_view_fd(const struct prog_load *pl, int fd)
 int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
 			   struct bpf_map **view, int *view_fd)
 {
+	unsigned int forced = READ_ONCE(test_view_renewals), tries;
 	struct bpf_map *v;
-	int tries, fd;
+	int fd;
 	u32 i;
 
-	for (tries = 0; constant_names_view(p, len, *view); tries++) {
+	for (tries = 0; tries < forced || constant_names_view(p, len, *view); tries++) {
 		if (tries == VIEW_TRIES) {
 			prog_log(&pl->attr,
 				 "bpf_arena: the program's constants name every map view the load was given\n");
@@ -235,7 +248,7 @@ int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
 			bpf_map_put(v);
 			return fd;
 		}
-		if (names_view_fd(pl, fd)) {
+		if (names_snapshot_fd(pl, fd)) {
 			bpf_map_put(v);	/* its fd keeps it until the load ends */
 			prog_log(&pl->attr,
 				 "bpf_arena: the program names the fd of the load's own map view\n");
@@ -271,7 +284,7 @@ int view_no_constant_names(struct prog_load *pl, struct bpf_insn *p, u32 len,
  * map_fields_read_through_arena_pointer_in_a_subprogram).  Identity is the
  * view's address, which nothing else in the program holds: no constant
  * names it (view_no_constant_names()), the user's program may not name the
- * view's fd (names_view_fd()), and what the verifier resolves names other
+ * view's fd (names_snapshot_fd()), and what the verifier resolves names other
  * live objects.  The JIT ignores src_reg of an ld_imm64.
  */
 void view_to_arena(struct bpf_insn *insn, u32 len, const struct arena_load_ctx *ctx)

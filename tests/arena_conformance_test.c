@@ -595,6 +595,98 @@ TEST(program_naming_the_view_fd_is_refused)
 	close(fd);
 }
 
+/*
+ * The load's companion map takes the lowest free fd of the load's private fd
+ * table, a number the user can predict; a program naming it must get what a
+ * free fd gets (EBADF, as on the native kernel), not a plain writable ARRAY.
+ */
+TEST(program_naming_the_companion_fd_is_refused)
+{
+	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), lo, k, prog;
+
+	ASSERT_LE(0, fd);
+	lo = dup(0);	/* the lowest free fd now */
+	ASSERT_LE(0, lo);
+	close(lo);
+	for (k = 0; k < 2; k++) {
+		int fds[1] = { lo };
+		struct bpf_insn insns[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			TB_LD_IMM64(BPF_REG_2, BPF_PSEUDO_MAP_FD, lo),
+			TB_MOV64_IMM(BPF_REG_0, 0),
+			TB_EXIT(),
+		};
+		struct load l = { .fd_array = k ? fds : NULL };
+
+		if (k) {	/* fd_array[0] instead */
+			insns[2].src_reg = BPF_PSEUDO_MAP_IDX;
+			insns[2].imm = 0;
+		}
+		prog = load(insns, N(insns), &l);
+		EXPECT_EQ(-EBADF, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
+		if (on_module())
+			EXPECT_NE(NULL, strstr(log_buf, "companion map takes it"))
+				TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
+		if (prog >= 0)
+			close(prog);
+	}
+	close(fd);
+}
+
+static void view_renewals(const char *n)
+{
+	FILE *f = fopen("/sys/module/bpf_arena/parameters/test_view_renewals", "w");
+
+	if (f) {
+		fputs(n, f);
+		fclose(f);
+	}
+}
+
+/*
+ * A load whose map view a program constant names gets a new view, up to 16
+ * times, then EBUSY with a message (the module's test hook makes the first
+ * N views count as named, as no test can guess a heap address).  After 3
+ * renewals the program still reads the arena's own fields.
+ */
+TEST(map_view_renewal_and_its_limit)
+{
+	int flags = bpf_map_member_off("map_flags");
+	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), prog, k;
+	__u32 want = BPF_F_MMAPABLE;
+
+	if (!on_module())
+		SKIP(return, "in-tree arena: no map view");
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, flags);
+	for (k = 0; k < 2; k++) {
+		struct bpf_insn insns[] = {
+			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
+			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			TB_EXIT(),
+		};
+		struct load l = { 0 };
+
+		view_renewals(k ? "16" : "3");
+		prog = load(insns, N(insns), &l);
+		view_renewals("0");
+		if (!k) {
+			__u32 got = 0;
+
+			ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
+			EXPECT_EQ(0, run(prog, &got));
+			EXPECT_EQ(want, got & want);
+			close(prog);
+		} else {
+			EXPECT_EQ(-EBUSY, prog) TH_LOG("log: %s", log_buf);
+			EXPECT_NE(NULL, strstr(log_buf, "name every map view")) TH_LOG("log: %s", log_buf);
+			if (prog >= 0)
+				close(prog);
+		}
+	}
+	close(fd);
+}
+
 /* The arena kfunc on the &arena pointer, read max_entries, as basic_alloc3. */
 TEST(alloc_max_entries_through_arena_pointer)
 {

@@ -1235,4 +1235,150 @@ TEST(arena_memory_returns_promptly_after_exit)
 	EXPECT_GT(16384, base - now);
 }
 
+/* ------------------------------------------------------------------ */
+/* 6. Frozen arenas and MAP_FD; the cost of a free                      */
+
+/*
+ * A read-write handle of an arena frozen since: the handle lost its write
+ * right, so its own read-only mapping never allocates, and MAP_FD gives no
+ * more (an O_RDONLY fd, which cannot be mapped, as upstream), not a
+ * read-write fd whose mapping's read faults would make pages appear.
+ */
+static int frozen_map_fd_child(void *arg)
+{
+	int h = *(int *)arg, fd;
+	char *p = NULL;
+
+	fd = (int)map_fd_of(h);
+	CK(fd >= 0);
+	CK((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
+	CK(try_mmap(fd, FIXED_ADDR, 64 * PG, PROT_READ, &p) == -EINVAL);
+	close(fd);
+	CK(pages_allocated(h) == 1);
+	return 0;
+}
+
+TEST_F(unpriv, map_fd_of_a_frozen_arena_has_no_write_right)
+{
+	int h, mfd, wo;
+	char *p = NULL;
+
+	NEED_DEV();
+	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, configure(h, 64, FIXED_ADDR));
+	mfd = (int)map_fd_of(h);		/* creates the arena */
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, alloc_pages(h, FIXED_ADDR, 1));
+	ASSERT_EQ(0, freeze(mfd));
+	ASSERT_EQ(0, try_mmap(h, FIXED_ADDR, 64 * PG, PROT_READ, &p));
+	EXPECT_EQ(1, access_faults(p + 5 * PG, 0));
+	munmap(p, 64 * PG);
+	EXPECT_EQ(0, child_status(run_as(1000, 128, frozen_map_fd_child, &h)));
+	/* A write-only handle of a frozen arena has no right left to give. */
+	wo = open(BPF_ARENA_DEV_PATH, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, wo);
+	ASSERT_EQ(0, attach(wo, mfd));
+	EXPECT_EQ(-EPERM, map_fd_of(wo));
+	close(wo);
+	close(mfd);
+	close(h);
+}
+
+#define FREE_THREADS 48
+
+struct free_storm {
+	int h;
+	unsigned long base;
+	volatile int stop;
+};
+
+static void *free_storm_fn(void *arg)
+{
+	struct free_storm *s = arg;
+
+	while (!s->stop)
+		range_ioctl(s->h, BPF_ARENA_IOC_FREE_PAGES, s->base, (__u32)(WINDOW / PG));
+	return NULL;
+}
+
+/* uid 1000, no page at all: threads free the whole 4 GiB range, again and again. */
+static int free_storm_child(void *arg)
+{
+	struct free_storm s = { 0 };
+	pthread_t th[FREE_THREADS];
+	int i, n = 0, secs = *(int *)arg;
+	char *p = NULL;
+
+	s.h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	CK(s.h >= 0);
+	CK(try_mmap(s.h, 0, WINDOW, PROT_READ | PROT_WRITE, &p) == 0);
+	s.base = (unsigned long)p;
+	for (i = 0; i < FREE_THREADS; i++)
+		if (!pthread_create(&th[i], NULL, free_storm_fn, &s))
+			n++;
+	sleep(secs);
+	s.stop = 1;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	munmap(p, WINDOW);
+	close(s.h);
+	return 0;
+}
+
+/*
+ * A free holds a small page array, whatever its range: a free of 4 GiB
+ * made the kernel allocate 8 MiB (charged to nobody, the OOM killer
+ * allowed) before it waited for the arena lock, so 48 threads of a user
+ * with no page at all held 386 MiB of vmalloc memory outside their 16 MiB
+ * memcg (and 400 threads drove the machine into the global OOM killer).
+ */
+TEST_F_TIMEOUT(unpriv, free_of_a_large_range_holds_little_memory, 120)
+{
+	long long v0, v, vmax = 0;
+	int secs = 4, st, i, go[2];
+	char pidbuf[16], c;
+	pid_t pid;
+
+	NEED_DEV();
+	mkdir(CG_ROOT, 0755);
+	if ((access(CG_ROOT "/cgroup.controllers", F_OK) &&
+	     mount("none", CG_ROOT, "cgroup2", 0, NULL)) ||
+	    write_param(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no cgroup v2 memory controller in this guest");
+	rmdir(CG_TEST);
+	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
+	ASSERT_EQ(0, write_param(CG_TEST "/memory.max", "16777216"));
+	ASSERT_EQ(0, pipe(go));
+	v0 = meminfo_kib("VmallocUsed");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(102);
+		_exit(child_status(run_as(1000, 64, free_storm_child, &secs)));
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	ASSERT_EQ(0, write_param(CG_TEST "/cgroup.procs", pidbuf));
+	close(go[0]);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	for (i = 0; i < (secs + 1) * 1000; i++) {
+		v = meminfo_kib("VmallocUsed") - v0;
+		if (v > vmax)
+			vmax = v;
+		usleep(1000);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+	}
+	if (i == (secs + 1) * 1000)
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	TH_LOG("%d threads freeing 4 GiB: VmallocUsed at most +%lld KiB", FREE_THREADS, vmax);
+	rmdir(CG_TEST);
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_GT(16384, vmax);
+}
+
 TEST_HARNESS_MAIN

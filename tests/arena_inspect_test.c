@@ -661,6 +661,56 @@ TEST(ids_that_are_not_arenas_are_enoent)
 	close(dev);
 }
 
+/*
+ * Argument copies fail as copy_struct_from_user() says: a newer, larger
+ * struct with a non-zero tail is E2BIG, an unreadable one EFAULT, for the
+ * inspection ioctls as for the others (an int error once came back as a
+ * large positive size there, and the call went on with the struct unread).
+ */
+TEST(argument_copy_errors_reach_the_caller)
+{
+	struct {
+		struct bpf_arena_inspect in;
+		uint64_t tail;
+	} big;
+	struct {
+		struct bpf_arena_config c;
+		uint64_t tail;
+	} cbig;
+	int dev;
+
+	NEED_DEV();
+	dev = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	memset(&big, 0, sizeof(big));
+	big.in.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(-1, ioctl(dev, BPF_ARENA_IOC_INSPECT, &big));
+	EXPECT_EQ(E2BIG, errno);
+	memset(&cbig, 0, sizeof(cbig));
+	cbig.c.size = sizeof(cbig);
+	cbig.c.map_flags = BPF_ARENA_F_MMAPABLE;
+	cbig.c.numa_node = -1;
+	cbig.tail = 1;
+	EXPECT_EQ(-1, ioctl(dev, BPF_ARENA_IOC_CONFIGURE, &cbig));
+	EXPECT_EQ(E2BIG, errno);
+	/* The size is readable, the rest of the struct is not. */
+	{
+		char *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint32_t *size;
+
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, munmap(p + 4096, 4096));
+		size = (uint32_t *)(p + 4096 - sizeof(*size));
+		*size = sizeof(struct bpf_arena_inspect);
+		EXPECT_EQ(-1, ioctl(dev, BPF_ARENA_IOC_INSPECT, size));
+		EXPECT_EQ(EFAULT, errno);
+		munmap(p, 4096);
+	}
+	close(dev);
+}
+
 /* ---- races -------------------------------------------------------------- */
 
 struct race {
