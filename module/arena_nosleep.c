@@ -324,7 +324,7 @@ struct nosleep_map {
  * memory.reclaim, or a softirq running on top of one): 6.1's
  * try_charge_memcg() forces such a task's charge past the memcg's limit
  * whatever the gfp flags, and the allocator lets it dip into the reserves
- * reclaim needs (attack review 5).  The pool only, then.
+ * reclaim needs.  The pool only, then.
  */
 static gfp_t nosleep_gfp(bool net)
 {
