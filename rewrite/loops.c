@@ -22,6 +22,7 @@
  * registers and slots are carried as bits, which re-derived); the stock
  * verifier decides safety.
  */
+#include "cfg.h"
 #include "loops.h"
 
 #ifdef __KERNEL__
@@ -216,20 +217,8 @@ static __u32 orig_idx(const struct pctx *c, __u32 i)
 
 static void vset_msg(struct bpfa_loops_result *res, __u32 idx, const char *fmt, va_list ap)
 {
-	char *msg = res->msg;
-	size_t n, size = sizeof(res->msg);
-
 	res->err_insn = idx;
-	snprintf(msg, size, "bpf_arena: insn %u: ", idx);
-	n = strlen(msg);
-	vsnprintf(msg + n, size - n, fmt, ap);
-	n = strlen(msg);
-	if (n + 1 < size) {
-		msg[n] = '\n';
-		msg[n + 1] = '\0';
-	} else {
-		msg[size - 2] = '\n';
-	}
+	bpfa_vmsg(res->msg, sizeof(res->msg), idx, fmt, ap);
 }
 
 static BPFA_PRINTF(4, 5) int perr(struct pctx *c, int err, __u32 i, const char *fmt, ...)
@@ -271,7 +260,7 @@ static BPFA_PRINTF(3, 4) int set_msg(struct bpfa_loops_result *res, __u32 i, con
 
 static void *palloc(struct pctx *c, size_t n, size_t size)
 {
-	return c->env->zalloc(c->env->ctx, (n ? n : 1) * size);
+	return bpfa_zalloc_n(c->env->zalloc, c->env->ctx, n, size);
 }
 
 static void pfree(struct pctx *c, void *p)
@@ -299,30 +288,18 @@ bool bpfa_loops_needed(const struct bpf_insn *insns, __u32 len)
 
 static __u32 next_of(const struct pctx *c, __u32 i)
 {
-	return i + (bpfa_is_ldimm64(&c->in[i]) ? 2 : 1);
+	return bpfa_next(c->in, i);
 }
 
 static __u32 target_of(const struct pctx *c, __u32 i)
 {
-	return (__u32)((__s64)i + 1 + bpfa_jump_disp(&c->in[i]));
+	return bpfa_jump_target(c->in, i);
 }
 
-/* Successors of i: up to two, returns their number. */
+/* Successors of i (cfg.h). */
 static int succs(const struct pctx *c, __u32 i, __u32 s[2])
 {
-	const struct bpf_insn *insn = &c->in[i];
-
-	if (bpfa_is_exit(insn))
-		return 0;
-	if (bpfa_is_jump(insn)) {
-		s[0] = target_of(c, i);
-		if (bpfa_is_ja(insn))
-			return 1;
-		s[1] = i + 1;
-		return 2;
-	}
-	s[0] = next_of(c, i);
-	return 1;
+	return bpfa_succs(c->in, i, s);
 }
 
 static int structure(struct pctx *c)
@@ -331,13 +308,9 @@ static int structure(struct pctx *c)
 	__s64 t;
 	int k, ns;
 
-	for (i = 0; i < c->len; i++) {
-		if (bpfa_is_ldimm64(&c->in[i])) {
-			if (i + 1 >= c->len)
-				return perr(c, -EINVAL, i, "invalid ld_imm64");
-			c->second[++i] = 1;
-		}
-	}
+	t = bpfa_mark_ldimm64(c->in, c->len, c->second, 1, false);
+	if (t >= 0)
+		return perr(c, -EINVAL, (__u32)t, "invalid ld_imm64");
 	c->substart[0] = 1;
 	for (i = 0; i < c->len; i++) {
 		if (c->second[i] || (!bpfa_is_pcall(&c->in[i]) && !bpfa_is_pfunc(&c->in[i])))

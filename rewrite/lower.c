@@ -19,6 +19,7 @@
  *    reports errors in instruction order; then the program is emitted with jump,
  *    call and callback offsets fixed.
  */
+#include "cfg.h"
 #include "lower.h"
 
 #ifdef __KERNEL__
@@ -128,34 +129,21 @@ struct lctx {
 
 static BPFA_PRINTF(4, 5) int lerr(struct lctx *c, int err, __u32 idx, const char *fmt, ...)
 {
-	char *msg = c->res->msg;
-	size_t n, size = sizeof(c->res->msg);
 	va_list ap;
 
 	if (c->err)
 		return c->err;
 	c->err = err;
 	c->res->err_insn = idx;
-	snprintf(msg, size, "bpf_arena: insn %u: ", idx);
-	n = strlen(msg);
 	va_start(ap, fmt);
-	vsnprintf(msg + n, size - n, fmt, ap);
+	bpfa_vmsg(c->res->msg, sizeof(c->res->msg), idx, fmt, ap);
 	va_end(ap);
-	n = strlen(msg);
-	if (n + 1 < size) {
-		msg[n] = '\n';
-		msg[n + 1] = '\0';
-	} else {
-		msg[size - 2] = '\n';
-	}
 	return err;
 }
 
 static void *lalloc(struct lctx *c, size_t n, size_t size)
 {
-	if (!n)
-		n = 1;
-	return c->env->zalloc(c->env->ctx, n * size);
+	return bpfa_zalloc_n(c->env->zalloc, c->env->ctx, n, size);
 }
 
 static void lfree(struct lctx *c, void *p)
@@ -629,11 +617,6 @@ static void xfer(struct lctx *c, struct lstate *st, __u32 i)
 	}
 }
 
-static __u32 jump_target(const struct bpf_insn *insns, __u32 i)
-{
-	return (__u32)((__s64)i + 1 + bpfa_jump_disp(&insns[i]));
-}
-
 static void run_block(struct lctx *c, __u32 b)
 {
 	struct lstate st = c->bst[b];
@@ -642,13 +625,13 @@ static void run_block(struct lctx *c, __u32 b)
 
 	for (;;) {
 		insn = &c->in[i];
-		next = i + (bpfa_is_ldimm64(insn) ? 2 : 1);
+		next = bpfa_next(c->in, i);
 		if (bpfa_is_exit(insn)) {
 			ret_update(c, c->bsub[b], get(&st, BPF_REG_0));
 			return;
 		}
 		if (bpfa_is_jump(insn)) {
-			join_into(c, c->blk[jump_target(c->in, i)], &st);
+			join_into(c, c->blk[bpfa_jump_target(c->in, i)], &st);
 			if (!bpfa_is_ja(insn))
 				join_into(c, c->blk[next], &st);
 			return;
@@ -764,15 +747,11 @@ static int structure(struct lctx *c)
 	const struct bpf_insn *in = c->in;
 	__u32 i, t, b, s, n = c->len, next;
 	__u8 *fl = c->fl;
+	__s64 bad;
 
-	for (i = 0; i < n; i++) {
-		if (!bpfa_is_ldimm64(&in[i]))
-			continue;
-		if (i + 1 >= n || in[i + 1].code || in[i + 1].dst_reg || in[i + 1].src_reg ||
-		    in[i + 1].off)
-			return lerr(c, -EINVAL, i, "invalid ld_imm64");
-		fl[++i] |= F_SECOND;
-	}
+	bad = bpfa_mark_ldimm64(in, n, fl, F_SECOND, true);
+	if (bad >= 0)
+		return lerr(c, -EINVAL, (__u32)bad, "invalid ld_imm64");
 	fl[0] |= F_LEADER | F_SUBSTART;
 	for (i = 0; i < n; i++) {
 		const struct bpf_insn *insn = &in[i];
@@ -791,7 +770,7 @@ static int structure(struct lctx *c)
 		} else if (bpfa_is_jump(insn)) {
 			if (check_target(c, i, (__s64)i + 1 + bpfa_jump_disp(insn)))
 				return c->err;
-			fl[jump_target(in, i)] |= F_LEADER;
+			fl[bpfa_jump_target(in, i)] |= F_LEADER;
 			if (i + 1 < n)
 				fl[i + 1] |= F_LEADER;
 		} else if (bpfa_is_exit(insn) && i + 1 < n) {
@@ -832,9 +811,9 @@ static int structure(struct lctx *c)
 	for (i = 0; i < n; i = next) {
 		const struct bpf_insn *insn = &in[i];
 
-		next = i + (bpfa_is_ldimm64(insn) ? 2 : 1);
+		next = bpfa_next(in, i);
 		if (bpfa_is_jump(insn)) {
-			t = jump_target(in, i);
+			t = bpfa_jump_target(in, i);
 			if (c->bsub[c->blk[t]] != c->bsub[c->blk[i]])
 				return lerr(c, -EINVAL, i, "jump to insn %u in another subprogram", t);
 			if (bpfa_is_ja(insn))
@@ -855,7 +834,7 @@ static int structure(struct lctx *c)
 	if (!c->cblk)
 		return lerr(c, -ENOMEM, 0, "out of memory");
 	for (i = 0; i < n; i = next) {
-		next = i + (bpfa_is_ldimm64(&in[i]) ? 2 : 1);
+		next = bpfa_next(in, i);
 		if (bpfa_is_pcall(&in[i])) {
 			s = c->bsub[c->blk[i + 1 + in[i].imm]];
 			c->cblk[--c->coff[s]] = c->blk[i];
@@ -896,7 +875,7 @@ static int analyse(struct lctx *c)
 static int fix_jump(struct lctx *c, __u32 i, struct bpf_insn *o)
 {
 	const __u32 *ni = c->res->new_idx;
-	__s64 d = (__s64)ni[jump_target(c->in, i)] - ni[i] - 1;
+	__s64 d = (__s64)ni[bpfa_jump_target(c->in, i)] - ni[i] - 1;
 
 	if (o->code == (BPF_JMP32 | BPF_JA)) {
 		o->imm = (__s32)d;

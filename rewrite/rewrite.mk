@@ -1,6 +1,6 @@
 # rewrite/rewrite.mk: included by the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
 # The rewriter is plain C, so its unit tests link its files directly.
-REWRITE_SRCS := $(TOP)/rewrite/lower.c $(TOP)/rewrite/raise.c
+REWRITE_SRCS := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/lower.c $(TOP)/rewrite/raise.c
 REWRITE_DEPS := $(REWRITE_SRCS) $(wildcard $(TOP)/rewrite/*.h)
 LOWER_UNIT_SAN := $(BUILD)/host/lower_unit_test_san
 

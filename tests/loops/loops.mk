@@ -2,7 +2,7 @@
 # the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
 #   make loops-unit      host unit tests of the pass (plain, then ASan/UBSan)
 # tests/arena_loops_test.c (the VM test) is built by the generic tests rule.
-LOOPS_SRCS := $(TOP)/rewrite/loops.c
+LOOPS_SRCS := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/loops.c
 LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/rewrite/*.h) $(wildcard $(TOP)/tests/loops/*.h)
 LOOPS_UNIT := $(BUILD)/host/loops_unit_test
 LOOPS_UNIT_SAN := $(BUILD)/host/loops_unit_test_san
