@@ -270,8 +270,8 @@ int arena_alloc_check(const struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
  * free.  A free short of memory for a larger array goes SMALL_PAGES at a time.
  */
 #define SMALL_PAGES	16U
-/* Pages one step of a free handles: a 4 KiB page array. */
-#define FREE_BATCH	512U
+/* Pages one step of a free handles under plock (PLOCK_BATCH: 1 KiB of array). */
+#define FREE_BATCH	128U
 
 long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		       int node_id, struct arena_payer *payer, u64 *out)
@@ -417,13 +417,21 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	mutex_lock(&arena->lock);
 	for (done = 0; done < page_cnt; done += n, pgoff += n, kaddr += (unsigned long)n << PAGE_SHIFT) {
 		n = min(batch, page_cnt - done);
+		cond_resched();
 		flags = arena_plock(arena);
 		/* Nothing used here: no page, no mapping, nothing to flush. */
 		if (find_next_bit(arena->used, pgoff + n, pgoff) >= pgoff + n) {
 			arena_punlock(arena, flags);
 			continue;
 		}
-		/* The range stays used until no mapping of its pages is left. */
+		/*
+		 * The whole batch stays used until no mapping of its pages is
+		 * left: also its free pages, which a non-sleepable allocation
+		 * or a reservation (plock only) could otherwise take while plock
+		 * is dropped for the flush and zap, and lose when the batch is
+		 * made free below.
+		 */
+		bitmap_set(arena->used, pgoff, n);
 		nr = kern_clear(kaddr, n, pages);
 		arena_punlock(arena, flags);
 		kern_flush(kaddr, n);

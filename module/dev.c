@@ -241,24 +241,30 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 		return -EINVAL;
 	mutex_lock(&h->lock);
 	arena = handle_arena(h, 0);
+	if (IS_ERR(arena)) {
+		mutex_unlock(&h->lock);
+		return PTR_ERR(arena);
+	}
 	/*
 	 * No more rights than the handle, as BPF_MAP_GET_FD_BY_ID's open_flags,
 	 * and, as handle_get(), no write right once the arena is frozen: a
 	 * read-write fd would let its holder's read faults make pages appear
 	 * (a map fd's mapping allocates, as upstream's), which the handle's
-	 * own read-only mapping of a frozen arena never does.
+	 * own read-only mapping of a frozen arena never does.  Under
+	 * freeze_mutex, so no freeze lands between the check and the fd (an
+	 * fd made before a freeze keeps its mode, as any bpf map fd).
 	 */
+	mutex_lock(&arena->map.freeze_mutex);
 	rights = h->rights;
-	if (!IS_ERR(arena) && READ_ONCE(arena->map.frozen))
+	if (arena->map.frozen)
 		rights &= ~H_WRITE;
-	if (IS_ERR(arena))
-		fd = PTR_ERR(arena);
-	else if (!rights)
+	if (!rights)
 		fd = -EPERM;	/* a write-only handle of a frozen arena */
 	else if (rights == (H_READ | H_WRITE))
 		fd = arena_new_map_fd(arena, O_RDWR);
 	else
 		fd = arena_new_map_fd(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY);
+	mutex_unlock(&arena->map.freeze_mutex);
 	mutex_unlock(&h->lock);
 	if (fd < 0)
 		return fd;
