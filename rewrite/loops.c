@@ -493,11 +493,11 @@ static __u32 entry_type(const struct pctx *c, __u32 k, __u8 r)
 
 /*
  * `*(u64 *)(r1 + 0) = 0; r0 = 0`: the NULL result of an inlined next()
- * (lower.c emit_iter()), whose other result is r1.  Recognised by its shape,
- * not by the mark before it, which an outer loop's round has replaced by
- * then.  Typing that r0 "r1's stack address or NULL" is true of any such
- * `r0 = 0` (it is NULL), so a program that has the shape itself gains
- * nothing from it.
+ * (lower_iter.c lower_emit_iter()), whose other result is r1.  Recognised
+ * by its shape, not by the mark before it, which an outer loop's round has
+ * replaced by then.  Typing that r0 "r1's stack address or NULL" is true of
+ * any such `r0 = 0` (it is NULL), so a program that has the shape itself
+ * gains nothing from it.
  */
 static bool is_next_null(const struct pctx *c, __u32 i)
 {

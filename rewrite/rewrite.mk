@@ -1,6 +1,9 @@
 # rewrite/rewrite.mk: included by the top Makefile (TOP, BUILD, CC, TEST_CFLAGS are set).
 # The rewriter is plain C, so its unit tests link its files directly.
-REWRITE_SRCS := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/lower.c $(TOP)/rewrite/raise.c
+# The lowering's files (lower_internal.h names each one's job); the loop and fuzz tests link them too.
+LOWER_SRCS := $(addprefix $(TOP)/rewrite/,lower.c lower_classify.c lower_structure.c \
+	lower_dataflow.c lower_emit.c lower_placeholders.c lower_iter.c)
+REWRITE_SRCS := $(TOP)/rewrite/cfg.c $(LOWER_SRCS) $(TOP)/rewrite/raise.c
 REWRITE_DEPS := $(REWRITE_SRCS) $(wildcard $(TOP)/rewrite/*.h)
 LOWER_UNIT_SAN := $(BUILD)/host/lower_unit_test_san
 

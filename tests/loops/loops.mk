@@ -9,7 +9,7 @@ LOOPS_UNIT_SAN := $(BUILD)/host/loops_unit_test_san
 # bpf_for/bpf_repeat: the lowering's inline iterators, then the pass.
 ITER_UNIT := $(BUILD)/host/iter_unit_test
 ITER_UNIT_SAN := $(BUILD)/host/iter_unit_test_san
-ITER_SRCS := $(TOP)/rewrite/lower.c $(LOOPS_SRCS)
+ITER_SRCS := $(LOWER_SRCS) $(LOOPS_SRCS)
 
 $(LOOPS_UNIT): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	@mkdir -p $(dir $@)
@@ -20,11 +20,11 @@ $(LOOPS_UNIT_SAN): $(TOP)/tests/loops/loops_unit_test.c $(LOOPS_DEPS)
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(LOOPS_SRCS)
 
-$(ITER_UNIT): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/rewrite/lower.c
+$(ITER_UNIT): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(LOWER_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
 
-$(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(TOP)/rewrite/lower.c
+$(ITER_UNIT_SAN): $(TOP)/tests/loops/iter_unit_test.c $(LOOPS_DEPS) $(LOWER_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -I$(TOP)/rewrite -I$(TOP)/tests/loops -o $@ $< $(ITER_SRCS)
