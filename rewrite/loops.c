@@ -21,6 +21,38 @@
  * The pass's type analysis decides only what the translation MEANS (which
  * registers and slots are carried as bits, which re-derived); the stock
  * verifier decides safety.
+ *
+ * Contents, in the order the phases run (run(), one_round(), bpfa_loops());
+ * each "---- name ----" line below opens one:
+ *
+ *   (shared)        orig_idx, perr, set_msg, palloc, pfree; bpfa_loops_needed
+ *   structure       ld_imm64 halves, functions, loop marks, jumps that leave
+ *                   their function: next_of, target_of, succs, structure
+ *   types           forward, per insn, the register types (T_*) a translation
+ *                   needs: tjoin, xfer, func_nargs, entry_type, is_next_null,
+ *                   refine_null, types
+ *   liveness        backward, live-in registers: rbit, helper_nargs, use_def,
+ *                   preds, liveness (also per loop, from check_loop)
+ *   stack depth     each function's own depth; refuses a variable stack
+ *                   offset in a function with loops: stack_depth
+ *   loops           which loops, and whether each can be outlined: member,
+ *                   sccs, slot_bits, fp_base, loop_slots, add_exit,
+ *                   kind_name, entry_types, check_loop, find_loops
+ *   unsigned bounds forward, for the bodies' guards only: ub_any, ub_refine,
+ *                   ub_xfer, ub_branch, ub_widen, ub_thresholds, ub_join,
+ *                   bounds
+ *   emission        the output with labels: grow, put, new_label, set_label,
+ *                   put_fix, I, put_ldimm64_copy, put_may_goto, put_insn,
+ *                   put_copy_out, put_rederive, restored, edge_mask,
+ *                   edge_code, body_edge, put_body, put_driver, put_cb,
+ *                   resolve
+ *   BTF             the FUNC types of the callbacks and bodies, func_info,
+ *                   line_info: bt_u32, bt_str, bt_type, bt_added,
+ *                   btf_count_types (also read by func_nargs), rec,
+ *                   main_pos, build_line_info, build_btf
+ *   driver          emit (emission, then BTF), run (one round's phases),
+ *                   next_ext, one_round, too_deep, bpfa_loops (the rounds of
+ *                   nested loops), bpfa_loops_free
  */
 #include "cfg.h"
 #include "loops.h"
@@ -586,309 +618,6 @@ static int types(struct pctx *c)
 	return 0;
 }
 
-/* ---- unsigned bounds (forward; only for the guards of the bodies) ---- */
-
-/*
- * An upper bound of each register as an unsigned number, and links between
- * registers that hold one value plus a constant (6.12's linked scalars), so
- * that a loop counter checked on the back edge as `i < N` bounds `i + 1` at
- * the head.  The body re-checks each bound it relies on (put_body()): if
- * this analysis is wrong the program ends its loop early, nothing else.
- */
-
-#define UB_ANY		(~0ull)
-#define UB_WORK_PER_INSN 64
-#define UB_MAX_THR	64
-
-static void ub_any(struct ub *u)
-{
-	u->umax = UB_ANY;
-	u->id = 0;
-	u->delta = 0;
-}
-
-/* r <= nb, and the registers linked to it. */
-static void ub_refine(struct ub *st, __u8 r, __u64 nb)
-{
-	__u64 base;
-	__u8 q;
-
-	if (r >= NREGS || nb >= st[r].umax)
-		return;
-	st[r].umax = nb;
-	if (!st[r].id || nb < st[r].delta)
-		return;
-	base = nb - st[r].delta;
-	for (q = 0; q < NREGS; q++)
-		if (q != r && st[q].id == st[r].id && base + st[q].delta >= base &&
-		    base + st[q].delta < st[q].umax)
-			st[q].umax = base + st[q].delta;
-}
-
-static void ub_xfer(const struct pctx *c, __u32 i, struct ub *st)
-{
-	const struct bpf_insn *insn = &c->in[i];
-	__u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
-	__u8 d = insn->dst_reg, sr = insn->src_reg;
-	bool x = BPF_SRC(insn->code) == BPF_X;
-	__u64 k = (__u64)(__s64)insn->imm, sv;
-	struct ub *u;
-	__u8 r;
-
-	if (cls == BPF_JMP || cls == BPF_JMP32) {
-		if (op == BPF_CALL)
-			for (r = 0; r <= 5; r++)
-				ub_any(&st[r]);
-		return;
-	}
-	if (cls == BPF_LD && !bpfa_is_ldimm64(insn)) {
-		for (r = 0; r <= 5; r++)
-			ub_any(&st[r]);
-		return;
-	}
-	if (d >= NREGS)
-		return;
-	u = &st[d];
-	if (cls == BPF_LDX) {
-		static const __u64 lim[4] = { 0xffffffffull, 0xffff, 0xff, UB_ANY };
-
-		ub_any(u);
-		if (BPF_MODE(insn->code) == BPF_MEM)
-			u->umax = lim[BPF_SIZE(insn->code) >> 3];
-		return;
-	}
-	if (cls == BPF_STX) {
-		if (BPF_MODE(insn->code) == BPF_ATOMIC && (insn->imm & BPF_FETCH)) {
-			r = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : sr;
-			if (r < NREGS)
-				ub_any(&st[r]);
-		}
-		return;
-	}
-	if (cls == BPF_LD) {	/* ld_imm64 */
-		ub_any(u);
-		if (insn->src_reg == 0)
-			u->umax = (__u32)insn->imm | (__u64)(__u32)insn[1].imm << 32;
-		return;
-	}
-	if (cls != BPF_ALU && cls != BPF_ALU64)
-		return;
-	sv = x ? (sr < NREGS ? st[sr].umax : UB_ANY) : k;
-	if (cls == BPF_ALU64 && op == BPF_MOV && insn->off == 0) {
-		if (!x) {
-			ub_any(u);
-			u->umax = k;
-		} else if (sr < NREGS) {
-			if (!st[sr].id && st[sr].umax != UB_ANY) {
-				st[sr].id = i + 1;	/* a fresh link */
-				st[sr].delta = 0;
-			}
-			*u = st[sr];
-		} else {
-			ub_any(u);
-		}
-		return;
-	}
-	if (cls == BPF_ALU64 && op == BPF_ADD && !x) {
-		if (u->umax != UB_ANY && insn->imm >= 0 && u->umax + k >= u->umax &&
-		    u->delta + k >= u->delta) {
-			u->umax += k;
-			u->delta += k;
-			return;
-		}
-		ub_any(u);
-		return;
-	}
-	switch (op) {
-	case BPF_AND:
-		u->umax = u->umax < sv ? u->umax : sv;
-		break;
-	case BPF_RSH:
-		u->umax = !x && k < 64 ? u->umax >> k : u->umax;
-		break;
-	case BPF_MOD:
-		u->umax = !x && k ? k - 1 : UB_ANY;
-		break;
-	case BPF_MOV:	/* 32-bit, or sign-extending */
-		u->umax = cls == BPF_ALU && insn->off == 0 ? (x ? sv : (__u32)insn->imm) : UB_ANY;
-		break;
-	case BPF_ADD:
-		u->umax = u->umax + sv >= u->umax && u->umax != UB_ANY ? u->umax + sv : UB_ANY;
-		break;
-	case BPF_LSH:
-		u->umax = !x && k < 64 && u->umax <= (UB_ANY >> k) ? u->umax << k : UB_ANY;
-		break;
-	default:
-		u->umax = UB_ANY;
-		break;
-	}
-	if (cls == BPF_ALU && u->umax > 0xffffffffull)
-		u->umax = 0xffffffffull;
-	u->id = 0;
-	u->delta = 0;
-}
-
-/* Refines st for the edge of conditional jump i (taken or not). */
-static void ub_branch(const struct pctx *c, __u32 i, struct ub *st, bool taken)
-{
-	const struct bpf_insn *insn = &c->in[i];
-	__u8 op = BPF_OP(insn->code), d = insn->dst_reg, sr = insn->src_reg;
-	bool x = BPF_SRC(insn->code) == BPF_X, is32 = BPF_CLASS(insn->code) == BPF_JMP32;
-	__u64 k, dmax;
-
-	if (d >= NREGS || (x && sr >= NREGS))
-		return;
-	/* A 32-bit compare is the 64-bit one when the upper halves are 0. */
-	if (is32 && (st[d].umax > 0xffffffffull || (x && st[sr].umax > 0xffffffffull)))
-		return;
-	k = x ? st[sr].umax : is32 ? (__u32)insn->imm : (__u64)(__s64)insn->imm;
-	dmax = st[d].umax;
-	switch (op) {
-	case BPF_JEQ:
-		if (taken)
-			ub_refine(st, d, k);
-		break;
-	case BPF_JNE:
-		if (!taken)
-			ub_refine(st, d, k);
-		break;
-	case BPF_JLT:	/* d < k */
-		if (taken && k)
-			ub_refine(st, d, k - 1);
-		if (!taken && x)
-			ub_refine(st, sr, dmax);
-		break;
-	case BPF_JLE:
-		if (taken)
-			ub_refine(st, d, k);
-		if (!taken && x && dmax)
-			ub_refine(st, sr, dmax - 1);
-		break;
-	case BPF_JGT:	/* d > k */
-		if (!taken)
-			ub_refine(st, d, k);
-		if (taken && x && dmax)
-			ub_refine(st, sr, dmax - 1);
-		break;
-	case BPF_JGE:
-		if (!taken && k)
-			ub_refine(st, d, k - 1);
-		if (taken && x)
-			ub_refine(st, sr, dmax);
-		break;
-	}
-}
-
-/*
- * Widening with thresholds: a bound that grows along a back edge jumps to
- * the next constant the program compares with (K or K - 1), so that
- * `for (i = 0; i < N; i++)` settles at N - 1 instead of "any".
- */
-static __u64 ub_widen(const struct pctx *c, __u64 v)
-{
-	__u64 best = UB_ANY;
-	__u32 k;
-
-	for (k = 0; k < c->nthr; k++)
-		if (c->thr[k] >= v && c->thr[k] < best)
-			best = c->thr[k];
-	return best;
-}
-
-static void ub_thresholds(struct pctx *c)
-{
-	__u32 i;
-	__u64 v;
-	int d;
-
-	for (i = 0; i < c->len && c->nthr + 2 <= UB_MAX_THR; i++) {
-		const struct bpf_insn *insn = &c->in[i];
-
-		if (c->second[i] || !bpfa_is_jump(insn) || bpfa_is_ja(insn) ||
-		    bpfa_is_loop_mark(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
-			continue;
-		for (d = 0; d < 2; d++) {
-			v = (__u64)insn->imm - (__u64)d;
-			if (v <= (__u64)insn->imm)
-				c->thr[c->nthr++] = v;
-		}
-	}
-}
-
-/* Joins in into *out; widens at a back edge.  Changed? */
-static bool ub_join(const struct pctx *c, struct ub *out, const struct ub *in, bool back)
-{
-	bool changed = false;
-	__u8 r;
-
-	for (r = 0; r < NREGS; r++) {
-		if (in[r].umax > out[r].umax) {
-			out[r].umax = back ? ub_widen(c, in[r].umax) : in[r].umax;
-			changed = true;
-		}
-		if (out[r].id && (in[r].id != out[r].id || in[r].delta != out[r].delta)) {
-			out[r].id = 0;
-			out[r].delta = 0;
-			changed = true;
-		}
-	}
-	return changed;
-}
-
-/* c->ub: per insn, the bounds on entry; NULL if it did not settle in time. */
-static int bounds(struct pctx *c)
-{
-	__u32 nw = 0, i, s[2], k, budget = UB_WORK_PER_INSN * c->len;
-	struct ub t[NREGS], b[NREGS];
-	__u8 r;
-	int j, ns;
-
-	c->ub = palloc(c, (size_t)c->len * NREGS, sizeof(*c->ub));
-	if (!c->ub)
-		return perr(c, -ENOMEM, 0, "out of memory");
-	ub_thresholds(c);
-	for (k = 0; k < c->nfn; k++) {
-		i = c->funcs[k].start;
-		if (!c->funcs[k].has_mg)
-			continue;
-		for (r = 0; r < NREGS; r++)
-			ub_any(&c->ub[i * NREGS + r]);
-		c->uvis[i] = 3;
-		c->work[nw++] = i;
-	}
-	while (nw) {
-		if (!budget--) {
-			pfree(c, c->ub);
-			c->ub = NULL;	/* no guards: bodies see unknown scalars */
-			break;
-		}
-		i = c->work[--nw];
-		c->uvis[i] &= ~2;
-		memcpy(t, &c->ub[i * NREGS], sizeof(t));
-		ub_xfer(c, i, t);
-		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, s);
-		for (j = 0; j < ns; j++) {
-			struct ub *d = &c->ub[s[j] * NREGS];
-
-			memcpy(b, t, sizeof(b));
-			if (bpfa_is_jump(&c->in[i]) && !bpfa_is_ja(&c->in[i]) &&
-			    !bpfa_is_loop_mark(&c->in[i]))
-				ub_branch(c, i, b, j == 0);
-			if (!(c->uvis[s[j]] & 1)) {
-				memcpy(d, b, sizeof(b));
-				c->uvis[s[j]] |= 1;
-			} else if (!ub_join(c, d, b, s[j] <= i)) {
-				continue;
-			}
-			if (!(c->uvis[s[j]] & 2)) {
-				c->uvis[s[j]] |= 2;
-				c->work[nw++] = s[j];
-			}
-		}
-	}
-	return 0;
-}
-
 /* ---- liveness (backward) ---- */
 
 static __u16 rbit(__u8 r)
@@ -1084,6 +813,61 @@ static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, const stru
 			c->lwork[nw++] = p;
 		}
 	}
+}
+
+/* ---- stack depth ---- */
+
+/*
+ * Each function's own stack depth: every r10-derived offset it forms.  A
+ * function with may_goto gets its slots below that depth: it must not form
+ * a variable stack offset, which could reach them.
+ */
+static int stack_depth(struct pctx *c)
+{
+	__s32 lo, off;
+	__u32 i, k;
+
+	for (k = 0; k < c->nfn; k++) {
+		struct func *f = &c->funcs[k];
+
+		lo = 0;
+		for (i = f->start; i < f->end; i++) {
+			const struct bpf_insn *insn = &c->in[i];
+			const __u32 *t = &c->ty[i * NREGS];
+			__u8 cls = BPF_CLASS(insn->code);
+
+			if (c->second[i] || !(c->vis[i] & 1))
+				continue;
+			if (cls == BPF_LDX || cls == BPF_STX || cls == BPF_ST) {
+				__u8 base = cls == BPF_LDX ? insn->src_reg : insn->dst_reg;
+
+				if (base == BPF_REG_10)
+					off = insn->off;
+				else if (base < NREGS && T_KIND(t[base]) == T_FP)
+					off = T_FPOFF(t[base]) + insn->off;
+				else
+					off = 0;
+				lo = off < lo ? off : lo;
+			}
+			if (f->has_mg && (cls == BPF_ALU64 || cls == BPF_ALU) &&
+			    BPF_OP(insn->code) != BPF_MOV &&
+			    ((insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
+			      !(cls == BPF_ALU64 && BPF_SRC(insn->code) == BPF_K &&
+				(BPF_OP(insn->code) == BPF_ADD || BPF_OP(insn->code) == BPF_SUB))) ||
+			     (BPF_SRC(insn->code) == BPF_X &&
+			      (insn->src_reg == BPF_REG_10 ||
+			       (insn->src_reg < NREGS && T_KIND(t[insn->src_reg]) == T_FP)))))
+				return perr(c, -EINVAL, i,
+					    MG "in a function with a variable stack offset is not supported on this kernel yet");
+			if (insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
+			    T_FPOFF(t[insn->dst_reg]) < lo)
+				lo = T_FPOFF(t[insn->dst_reg]);
+		}
+		if (lo < -STACK_MAX)
+			lo = -STACK_MAX;
+		f->depth = (__u32)((-lo + 7) & ~7);
+	}
+	return 0;
 }
 
 /* ---- loops ---- */
@@ -1530,55 +1314,305 @@ static int find_loops(struct pctx *c)
 	return 0;
 }
 
+/* ---- unsigned bounds (forward; only for the guards of the bodies) ---- */
+
 /*
- * Each function's own stack depth: every r10-derived offset it forms.  A
- * function with may_goto gets its slots below that depth: it must not form
- * a variable stack offset, which could reach them.
+ * An upper bound of each register as an unsigned number, and links between
+ * registers that hold one value plus a constant (6.12's linked scalars), so
+ * that a loop counter checked on the back edge as `i < N` bounds `i + 1` at
+ * the head.  The body re-checks each bound it relies on (put_body()): if
+ * this analysis is wrong the program ends its loop early, nothing else.
  */
-static int stack_depth(struct pctx *c)
+
+#define UB_ANY		(~0ull)
+#define UB_WORK_PER_INSN 64
+#define UB_MAX_THR	64
+
+static void ub_any(struct ub *u)
 {
-	__s32 lo, off;
-	__u32 i, k;
+	u->umax = UB_ANY;
+	u->id = 0;
+	u->delta = 0;
+}
 
-	for (k = 0; k < c->nfn; k++) {
-		struct func *f = &c->funcs[k];
+/* r <= nb, and the registers linked to it. */
+static void ub_refine(struct ub *st, __u8 r, __u64 nb)
+{
+	__u64 base;
+	__u8 q;
 
-		lo = 0;
-		for (i = f->start; i < f->end; i++) {
-			const struct bpf_insn *insn = &c->in[i];
-			const __u32 *t = &c->ty[i * NREGS];
-			__u8 cls = BPF_CLASS(insn->code);
+	if (r >= NREGS || nb >= st[r].umax)
+		return;
+	st[r].umax = nb;
+	if (!st[r].id || nb < st[r].delta)
+		return;
+	base = nb - st[r].delta;
+	for (q = 0; q < NREGS; q++)
+		if (q != r && st[q].id == st[r].id && base + st[q].delta >= base &&
+		    base + st[q].delta < st[q].umax)
+			st[q].umax = base + st[q].delta;
+}
 
-			if (c->second[i] || !(c->vis[i] & 1))
-				continue;
-			if (cls == BPF_LDX || cls == BPF_STX || cls == BPF_ST) {
-				__u8 base = cls == BPF_LDX ? insn->src_reg : insn->dst_reg;
+static void ub_xfer(const struct pctx *c, __u32 i, struct ub *st)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+	__u8 d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X;
+	__u64 k = (__u64)(__s64)insn->imm, sv;
+	struct ub *u;
+	__u8 r;
 
-				if (base == BPF_REG_10)
-					off = insn->off;
-				else if (base < NREGS && T_KIND(t[base]) == T_FP)
-					off = T_FPOFF(t[base]) + insn->off;
-				else
-					off = 0;
-				lo = off < lo ? off : lo;
-			}
-			if (f->has_mg && (cls == BPF_ALU64 || cls == BPF_ALU) &&
-			    BPF_OP(insn->code) != BPF_MOV &&
-			    ((insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
-			      !(cls == BPF_ALU64 && BPF_SRC(insn->code) == BPF_K &&
-				(BPF_OP(insn->code) == BPF_ADD || BPF_OP(insn->code) == BPF_SUB))) ||
-			     (BPF_SRC(insn->code) == BPF_X &&
-			      (insn->src_reg == BPF_REG_10 ||
-			       (insn->src_reg < NREGS && T_KIND(t[insn->src_reg]) == T_FP)))))
-				return perr(c, -EINVAL, i,
-					    MG "in a function with a variable stack offset is not supported on this kernel yet");
-			if (insn->dst_reg < NREGS && T_KIND(t[insn->dst_reg]) == T_FP &&
-			    T_FPOFF(t[insn->dst_reg]) < lo)
-				lo = T_FPOFF(t[insn->dst_reg]);
+	if (cls == BPF_JMP || cls == BPF_JMP32) {
+		if (op == BPF_CALL)
+			for (r = 0; r <= 5; r++)
+				ub_any(&st[r]);
+		return;
+	}
+	if (cls == BPF_LD && !bpfa_is_ldimm64(insn)) {
+		for (r = 0; r <= 5; r++)
+			ub_any(&st[r]);
+		return;
+	}
+	if (d >= NREGS)
+		return;
+	u = &st[d];
+	if (cls == BPF_LDX) {
+		static const __u64 lim[4] = { 0xffffffffull, 0xffff, 0xff, UB_ANY };
+
+		ub_any(u);
+		if (BPF_MODE(insn->code) == BPF_MEM)
+			u->umax = lim[BPF_SIZE(insn->code) >> 3];
+		return;
+	}
+	if (cls == BPF_STX) {
+		if (BPF_MODE(insn->code) == BPF_ATOMIC && (insn->imm & BPF_FETCH)) {
+			r = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : sr;
+			if (r < NREGS)
+				ub_any(&st[r]);
 		}
-		if (lo < -STACK_MAX)
-			lo = -STACK_MAX;
-		f->depth = (__u32)((-lo + 7) & ~7);
+		return;
+	}
+	if (cls == BPF_LD) {	/* ld_imm64 */
+		ub_any(u);
+		if (insn->src_reg == 0)
+			u->umax = (__u32)insn->imm | (__u64)(__u32)insn[1].imm << 32;
+		return;
+	}
+	if (cls != BPF_ALU && cls != BPF_ALU64)
+		return;
+	sv = x ? (sr < NREGS ? st[sr].umax : UB_ANY) : k;
+	if (cls == BPF_ALU64 && op == BPF_MOV && insn->off == 0) {
+		if (!x) {
+			ub_any(u);
+			u->umax = k;
+		} else if (sr < NREGS) {
+			if (!st[sr].id && st[sr].umax != UB_ANY) {
+				st[sr].id = i + 1;	/* a fresh link */
+				st[sr].delta = 0;
+			}
+			*u = st[sr];
+		} else {
+			ub_any(u);
+		}
+		return;
+	}
+	if (cls == BPF_ALU64 && op == BPF_ADD && !x) {
+		if (u->umax != UB_ANY && insn->imm >= 0 && u->umax + k >= u->umax &&
+		    u->delta + k >= u->delta) {
+			u->umax += k;
+			u->delta += k;
+			return;
+		}
+		ub_any(u);
+		return;
+	}
+	switch (op) {
+	case BPF_AND:
+		u->umax = u->umax < sv ? u->umax : sv;
+		break;
+	case BPF_RSH:
+		u->umax = !x && k < 64 ? u->umax >> k : u->umax;
+		break;
+	case BPF_MOD:
+		u->umax = !x && k ? k - 1 : UB_ANY;
+		break;
+	case BPF_MOV:	/* 32-bit, or sign-extending */
+		u->umax = cls == BPF_ALU && insn->off == 0 ? (x ? sv : (__u32)insn->imm) : UB_ANY;
+		break;
+	case BPF_ADD:
+		u->umax = u->umax + sv >= u->umax && u->umax != UB_ANY ? u->umax + sv : UB_ANY;
+		break;
+	case BPF_LSH:
+		u->umax = !x && k < 64 && u->umax <= (UB_ANY >> k) ? u->umax << k : UB_ANY;
+		break;
+	default:
+		u->umax = UB_ANY;
+		break;
+	}
+	if (cls == BPF_ALU && u->umax > 0xffffffffull)
+		u->umax = 0xffffffffull;
+	u->id = 0;
+	u->delta = 0;
+}
+
+/* Refines st for the edge of conditional jump i (taken or not). */
+static void ub_branch(const struct pctx *c, __u32 i, struct ub *st, bool taken)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 op = BPF_OP(insn->code), d = insn->dst_reg, sr = insn->src_reg;
+	bool x = BPF_SRC(insn->code) == BPF_X, is32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	__u64 k, dmax;
+
+	if (d >= NREGS || (x && sr >= NREGS))
+		return;
+	/* A 32-bit compare is the 64-bit one when the upper halves are 0. */
+	if (is32 && (st[d].umax > 0xffffffffull || (x && st[sr].umax > 0xffffffffull)))
+		return;
+	k = x ? st[sr].umax : is32 ? (__u32)insn->imm : (__u64)(__s64)insn->imm;
+	dmax = st[d].umax;
+	switch (op) {
+	case BPF_JEQ:
+		if (taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JNE:
+		if (!taken)
+			ub_refine(st, d, k);
+		break;
+	case BPF_JLT:	/* d < k */
+		if (taken && k)
+			ub_refine(st, d, k - 1);
+		if (!taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	case BPF_JLE:
+		if (taken)
+			ub_refine(st, d, k);
+		if (!taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGT:	/* d > k */
+		if (!taken)
+			ub_refine(st, d, k);
+		if (taken && x && dmax)
+			ub_refine(st, sr, dmax - 1);
+		break;
+	case BPF_JGE:
+		if (!taken && k)
+			ub_refine(st, d, k - 1);
+		if (taken && x)
+			ub_refine(st, sr, dmax);
+		break;
+	}
+}
+
+/*
+ * Widening with thresholds: a bound that grows along a back edge jumps to
+ * the next constant the program compares with (K or K - 1), so that
+ * `for (i = 0; i < N; i++)` settles at N - 1 instead of "any".
+ */
+static __u64 ub_widen(const struct pctx *c, __u64 v)
+{
+	__u64 best = UB_ANY;
+	__u32 k;
+
+	for (k = 0; k < c->nthr; k++)
+		if (c->thr[k] >= v && c->thr[k] < best)
+			best = c->thr[k];
+	return best;
+}
+
+static void ub_thresholds(struct pctx *c)
+{
+	__u32 i;
+	__u64 v;
+	int d;
+
+	for (i = 0; i < c->len && c->nthr + 2 <= UB_MAX_THR; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+
+		if (c->second[i] || !bpfa_is_jump(insn) || bpfa_is_ja(insn) ||
+		    bpfa_is_loop_mark(insn) || BPF_SRC(insn->code) == BPF_X || insn->imm < 0)
+			continue;
+		for (d = 0; d < 2; d++) {
+			v = (__u64)insn->imm - (__u64)d;
+			if (v <= (__u64)insn->imm)
+				c->thr[c->nthr++] = v;
+		}
+	}
+}
+
+/* Joins in into *out; widens at a back edge.  Changed? */
+static bool ub_join(const struct pctx *c, struct ub *out, const struct ub *in, bool back)
+{
+	bool changed = false;
+	__u8 r;
+
+	for (r = 0; r < NREGS; r++) {
+		if (in[r].umax > out[r].umax) {
+			out[r].umax = back ? ub_widen(c, in[r].umax) : in[r].umax;
+			changed = true;
+		}
+		if (out[r].id && (in[r].id != out[r].id || in[r].delta != out[r].delta)) {
+			out[r].id = 0;
+			out[r].delta = 0;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/* c->ub: per insn, the bounds on entry; NULL if it did not settle in time. */
+static int bounds(struct pctx *c)
+{
+	__u32 nw = 0, i, s[2], k, budget = UB_WORK_PER_INSN * c->len;
+	struct ub t[NREGS], b[NREGS];
+	__u8 r;
+	int j, ns;
+
+	c->ub = palloc(c, (size_t)c->len * NREGS, sizeof(*c->ub));
+	if (!c->ub)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	ub_thresholds(c);
+	for (k = 0; k < c->nfn; k++) {
+		i = c->funcs[k].start;
+		if (!c->funcs[k].has_mg)
+			continue;
+		for (r = 0; r < NREGS; r++)
+			ub_any(&c->ub[i * NREGS + r]);
+		c->uvis[i] = 3;
+		c->work[nw++] = i;
+	}
+	while (nw) {
+		if (!budget--) {
+			pfree(c, c->ub);
+			c->ub = NULL;	/* no guards: bodies see unknown scalars */
+			break;
+		}
+		i = c->work[--nw];
+		c->uvis[i] &= ~2;
+		memcpy(t, &c->ub[i * NREGS], sizeof(t));
+		ub_xfer(c, i, t);
+		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, s);
+		for (j = 0; j < ns; j++) {
+			struct ub *d = &c->ub[s[j] * NREGS];
+
+			memcpy(b, t, sizeof(b));
+			if (bpfa_is_jump(&c->in[i]) && !bpfa_is_ja(&c->in[i]) &&
+			    !bpfa_is_loop_mark(&c->in[i]))
+				ub_branch(c, i, b, j == 0);
+			if (!(c->uvis[s[j]] & 1)) {
+				memcpy(d, b, sizeof(b));
+				c->uvis[s[j]] |= 1;
+			} else if (!ub_join(c, d, b, s[j] <= i)) {
+				continue;
+			}
+			if (!(c->uvis[s[j]] & 2)) {
+				c->uvis[s[j]] |= 2;
+				c->work[nw++] = s[j];
+			}
+		}
 	}
 	return 0;
 }
@@ -2362,6 +2396,8 @@ static int build_btf(struct pctx *c)
 	res->func_info_cnt = nf + 2 * c->nloops;
 	return build_line_info(c);
 }
+
+/* ---- driver ---- */
 
 static int emit(struct pctx *c)
 {
