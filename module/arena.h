@@ -269,6 +269,15 @@ int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned
 			  struct arena_payer *payer);
 /* Frees the tables of the blocks of [pgoff, +n) left with no page; arena->lock held. */
 void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned long n);
+/*
+ * Calls fn on each present PTE of the window in [kaddr, +n pages); plock
+ * held, or the arena has no other user.  Not apply_to_existing_page_range():
+ * on 6.1 kernels before the stable fix of 2025 its PTE loop stops advancing
+ * at the first empty PTE and skips the rest of the block, which would leave
+ * freed pages mapped in the window.
+ */
+void arena_window_for_each_pte(struct bpf_arena *arena, unsigned long kaddr, unsigned long n,
+			       pte_fn_t fn, void *data);
 void arena_tables_init(struct bpf_arena *arena);
 /* Frees every table of the window; from the arena's destruction. */
 void arena_tables_free(struct bpf_arena *arena);

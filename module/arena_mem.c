@@ -152,14 +152,12 @@ static int clear_pte_cb(pte_t *pte, unsigned long addr, void *data)
  * were mapped there; plock held.  The caller flushes the TLB (not under
  * plock: flush_tlb_kernel_range() needs interrupts on).
  */
-static unsigned int kern_clear(unsigned long kaddr, unsigned int n, struct page **pages)
+static unsigned int kern_clear(struct bpf_arena *arena, unsigned long kaddr, unsigned int n,
+			       struct page **pages)
 {
 	struct clear_ctx ctx = { .pages = pages };
 
-	if (!n)
-		return 0;
-	apply_to_existing_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
-				     clear_pte_cb, &ctx);
+	arena_window_for_each_pte(arena, kaddr, n, clear_pte_cb, &ctx);
 	return ctx.nr;
 }
 
@@ -330,7 +328,7 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	flags = arena_plock(arena);
 	mapped = kern_map(kaddr, page_cnt, pages);
 	if (mapped != page_cnt) {
-		kern_clear(kaddr, mapped, pages);
+		kern_clear(arena, kaddr, mapped, pages);
 		arena_punlock(arena, flags);
 		kern_flush(kaddr, mapped);
 		ret = -EBUSY;
@@ -432,7 +430,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		 * made free below.
 		 */
 		bitmap_set(arena->used, pgoff, n);
-		nr = kern_clear(kaddr, n, pages);
+		nr = kern_clear(arena, kaddr, n, pages);
 		arena_punlock(arena, flags);
 		kern_flush(kaddr, n);
 		/* User mappings before the range is reusable, so nobody reaches a freed page. */
@@ -512,7 +510,7 @@ static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
 		n = min3(max - s, (unsigned long)(max_pages - *nr_pages), PLOCK_BATCH);
 		e = find_next_zero_bit(arena->freeing, s + n, s);
 		/* The run stays used (and freeing) until no mapping of it is left. */
-		*nr_pages += kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
+		*nr_pages += kern_clear(arena, arena_kaddr(arena, (u32)(arena->user_vm_start +
 								 (s << PAGE_SHIFT))),
 					e - s, pages + *nr_pages);
 		arena_punlock(arena, flags);
@@ -583,7 +581,7 @@ static void arena_unmap_freeing_page(struct bpf_arena *arena, pgoff_t pgoff)
 	flags = arena_plock(arena);
 	freeing = test_bit(pgoff, arena->freeing);
 	if (freeing)
-		nr = kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
+		nr = kern_clear(arena, arena_kaddr(arena, (u32)(arena->user_vm_start +
 							 (pgoff << PAGE_SHIFT))), 1, &page);
 	arena_punlock(arena, flags);
 	if (freeing)
@@ -860,8 +858,8 @@ void arena_mem_free(struct bpf_arena *arena)
 		 * still mapped in the window, the page tables that map only
 		 * the window, then the window itself.
 		 */
-		apply_to_existing_page_range(ksyms.init_mm, (unsigned long)arena->kern_vm->addr,
-					     ARENA_KERN_VM_SZ, free_pte_cb, &nr);
+		arena_window_for_each_pte(arena, (unsigned long)arena->kern_vm->addr,
+					  ARENA_KERN_VM_SZ >> PAGE_SHIFT, free_pte_cb, &nr);
 		arena_tables_free(arena);
 		free_vm_area(arena->kern_vm);
 		arena->kern_vm = NULL;

@@ -345,7 +345,7 @@ static void pool_grow(struct bpf_arena *arena, u32 want)
 	arena->pool_target = min_t(u64, target, arena->pool_cap);
 }
 
-/* apply_to_existing_page_range() callback: plock held. */
+/* apply_to_page_range() callback (the tables exist: tables_ready); plock held. */
 static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 {
 	struct nosleep_map *m = data;

@@ -88,6 +88,22 @@ static pte_t *pmd_table(pmd_t *pmd, unsigned long addr)
 	return pte_offset_kernel(pmd, addr);
 }
 
+void arena_window_for_each_pte(struct bpf_arena *arena, unsigned long kaddr, unsigned long n,
+			       pte_fn_t fn, void *data)
+{
+	unsigned long addr = kaddr, end = kaddr + (n << PAGE_SHIFT), next;
+	pte_t *pte;
+
+	while (addr < end) {
+		next = pmd_addr_end(addr, end);
+		pte = pmd_table(kernel_pmd(addr), addr);
+		for (; pte && addr < next; addr += PAGE_SIZE, pte++)
+			if (!pte_none(*pte))
+				fn(pte, addr, data);
+		addr = next;
+	}
+}
+
 static bool pte_page_empty(pte_t *ptes)
 {
 	int i;
