@@ -106,10 +106,10 @@ static long map_fd_of(int fd)
 
 static long pages_allocated(int fd)
 {
-	struct bpf_arena_stats s = { .size = sizeof(s) };
-	long r = xioctl(fd, BPF_ARENA_IOC_STATS, &s);
+	struct bpf_arena_inspect s = { .size = sizeof(s) };
+	long r = xioctl(fd, BPF_ARENA_IOC_INSPECT, &s);
 
-	return r ? r : (long)s.pages_allocated;
+	return r ? r : (long)s.pages;
 }
 
 static int bpf_create_arena(__u32 pages, __u64 extra)
@@ -163,10 +163,10 @@ static int norm(long r)
 /* ------------------------------------------------------------------ */
 /* 1. Access modes                                                     */
 
-enum op { CONF, ATT, INFO, STATS, MRO, MPROT, MRW, ALLOC, PREF, FREE, MAPFD, NR_OPS };
+enum op { CONF, ATT, INFO, INSPECT, MRO, MPROT, MRW, ALLOC, PREF, FREE, MAPFD, NR_OPS };
 
 static const char *const op_names[NR_OPS] = {
-	"configure", "attach", "get_info", "stats", "mmap_ro", "mprotect_rw",
+	"configure", "attach", "get_info", "inspect", "mmap_ro", "mprotect_rw",
 	"mmap_rw", "alloc", "prefault", "free", "map_fd",
 };
 
@@ -187,7 +187,7 @@ struct access_row {
  * writable handle (EPERM); attach with no right left: EACCES.
  */
 static const struct access_row access_table[] = {
-	/*                          conf    att      info stats    mro      mprot    mrw      alloc   pref    free    mapfd */
+	/*                          conf    att      info insp     mro      mprot    mrw      alloc   pref    free    mapfd */
 	{ O_RDWR,   NONE,     { 0,      NA,      0, -ENXIO, 0,       -EACCES, 0,       0,      0,      0,      0      }, O_RDWR },
 	{ O_RDWR,   O_RDONLY, { 0,      0,       0, 0,      0,       -EACCES, -EACCES, -EPERM, -EPERM, -EPERM, 0      }, O_RDONLY },
 	{ O_RDWR,   O_WRONLY, { 0,      0,       0, 0,      -EACCES, NA,      -EACCES, 0,      0,      0,      0      }, O_WRONLY },
@@ -242,7 +242,7 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 
 		got[INFO] = norm(xioctl(h, BPF_ARENA_IOC_GET_INFO, &inf));
 	}
-	got[STATS] = norm(pages_allocated(h));
+	got[INSPECT] = norm(pages_allocated(h));
 	got[MRO] = try_mmap(h, base, 16 * PG, PROT_READ, &p);
 	if (!got[MRO]) {
 		if (row->map_mode != NONE && p[0] != 'M') {
