@@ -188,10 +188,13 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap);
 /* Copies a bpf object name, as bpf_obj_name_cpy() checks it (-EINVAL). */
 int arena_copy_name(char *dst, const char *src, size_t size);
 /*
- * A new bpf-map fd (flags: O_RDONLY, O_WRONLY or O_RDWR; O_CLOEXEC added)
- * that owns one reference of the arena.
+ * A bpf-map file of the arena (flags: O_RDONLY, O_WRONLY or O_RDWR;
+ * O_CLOEXEC added) owning one reference, in *filep, and the fd number
+ * reserved for it, not yet in the table: the caller fd_install()s it once
+ * nothing can fail any more (a sibling thread cannot see, close or reuse the
+ * number before), else put_unused_fd() and fput().  -errno: nothing held.
  */
-int arena_new_map_fd(struct bpf_arena *arena, int flags);
+int arena_new_map_file(struct bpf_arena *arena, int flags, struct file **filep);
 /* BPF_MAP_CREATE of type 33: validate, create, return a map fd or -errno. */
 int arena_map_create(const union bpf_attr *attr);
 

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/anon_inodes.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/capability.h>
@@ -299,16 +300,27 @@ free:
 	return ERR_PTR(err);
 }
 
-int arena_new_map_fd(struct bpf_arena *arena, int flags)
+int arena_new_map_file(struct bpf_arena *arena, int flags, struct file **filep)
 {
-	int fd;
+	struct file *file;
+	int fd, err;
 
+	/* As bpf_map_new_fd(), with the number reserved, not installed. */
+	err = ksyms.security_bpf_map(&arena->map, OPEN_FMODE(flags));
+	if (err)
+		return err;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
 	bpf_map_inc_with_uref(&arena->map);
-	fd = ksyms.bpf_map_new_fd(&arena->map, flags);
-	if (fd < 0) {
+	file = anon_inode_getfile("bpf-map", ksyms.bpf_map_fops, &arena->map, flags | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
 		atomic64_dec(&arena->map.usercnt);
 		bpf_map_put(&arena->map);
+		return PTR_ERR(file);
 	}
+	*filep = file;
 	return fd;
 }
 

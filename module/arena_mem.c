@@ -389,6 +389,9 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			done = -EINTR;
 			break;
 		}
+		/* A million pages that exist already take a while. */
+		if ((i & 4095) == 4095)
+			cond_resched();
 	}
 	mutex_unlock(&arena->lock);
 	return done;

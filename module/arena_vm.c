@@ -200,6 +200,15 @@ int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma,
 		goto out;
 	}
 	if (!arena->user_vm_start) {
+		/*
+		 * Fixing the address is a change of the arena: not for a
+		 * mapping without the write right (a reader would choose
+		 * where the owner must map, in every process).
+		 */
+		if (alloc == ARENA_FAULT_NOALLOC) {
+			err = -EPERM;
+			goto out;
+		}
 		err = arena_set_user_range(arena, vma->vm_start, vma->vm_end);
 		if (err)
 			goto out;

@@ -292,10 +292,30 @@ static bool range_has_pages(struct bpf_arena *arena, unsigned long lo, unsigned 
 	return false;
 }
 
+/* Tables unhooked per TLB flush by arena_trim_tables(). */
+#define TRIM_BATCH	16
+
+/* Flushes [lo, hi) of the window once, then frees the batch's tables. */
+static void trim_flush(struct bpf_arena *arena, unsigned long lo, unsigned long hi,
+		       struct page **tables, unsigned long *blocks, unsigned int nr)
+{
+	unsigned int i;
+
+	if (!nr)
+		return;
+	ksyms.flush_tlb_kernel_range(lo, hi);
+	for (i = 0; i < nr; i++) {
+		table_free(tables[i]);
+		table_uncharge(arena, blocks[i]);
+	}
+}
+
 void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned long n)
 {
-	unsigned long base, first, last, b, addr, lo, hi, max, flags;
-	struct page *table;
+	unsigned long base, first, last, b, addr, lo, hi, max, flags, flush_lo = 0;
+	unsigned long blocks[TRIM_BATCH];
+	struct page *tables[TRIM_BATCH];
+	unsigned int nr = 0;
 	pte_t *ptes;
 
 	lockdep_assert_held(&arena->lock);
@@ -312,7 +332,6 @@ void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned lo
 		addr = block_addr(arena, b);
 		lo = addr > base ? (addr - base) >> PAGE_SHIFT : 0;
 		hi = min((addr + PMD_SIZE - base) >> PAGE_SHIFT, max);
-		table = NULL;
 		flags = arena_plock(arena);
 		if (!range_has_pages(arena, lo, hi)) {
 			pmd_t *pmd = kernel_pmd(addr);
@@ -320,18 +339,28 @@ void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned lo
 			ptes = pmd_table(pmd, addr);
 			/* The invariant says it is empty; a table with a PTE stays. */
 			if (ptes && pte_page_empty(ptes)) {
-				table = pmd_page(*pmd);
+				if (!nr)
+					flush_lo = addr;
+				tables[nr] = pmd_page(*pmd);
+				blocks[nr++] = b;
 				pmd_clear(pmd);
 				__clear_bit(b, arena->tables.blocks);
 			}
 		}
 		arena_punlock(arena, flags);
-		if (!table)
-			continue;
-		ksyms.flush_tlb_kernel_range(addr, addr + PMD_SIZE);
-		table_free(table);
-		table_uncharge(arena, b);
+		/*
+		 * One flush per batch (a user's page-per-block frees once cost
+		 * an IPI to every CPU per block); the unhooked tables are freed
+		 * only after it, as pmd_free_pte_page() does.
+		 */
+		if (nr == TRIM_BATCH) {
+			trim_flush(arena, flush_lo, addr + PMD_SIZE, tables, blocks, nr);
+			nr = 0;
+		}
 	}
+	if (nr)
+		trim_flush(arena, flush_lo, block_addr(arena, blocks[nr - 1]) + PMD_SIZE,
+			   tables, blocks, nr);
 }
 
 void arena_tables_init(struct bpf_arena *arena)

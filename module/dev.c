@@ -55,7 +55,7 @@ struct arena_handle {
 
 static int arena_dev_open(struct inode *inode, struct file *file)
 {
-	struct arena_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct arena_handle *h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 
 	if (!h)
 		return -ENOMEM;
@@ -232,6 +232,7 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	struct bpf_arena_map_fd req;
 	long usize = get_arg(&req, sizeof(req), uarg);
 	struct bpf_arena *arena;
+	struct file *file;
 	unsigned int rights;
 	int fd;
 
@@ -261,18 +262,20 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	if (!rights)
 		fd = -EPERM;	/* a write-only handle of a frozen arena */
 	else if (rights == (H_READ | H_WRITE))
-		fd = arena_new_map_fd(arena, O_RDWR);
+		fd = arena_new_map_file(arena, O_RDWR, &file);
 	else
-		fd = arena_new_map_fd(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY);
+		fd = arena_new_map_file(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY, &file);
 	mutex_unlock(&arena->map.freeze_mutex);
 	mutex_unlock(&h->lock);
 	if (fd < 0)
 		return fd;
 	req.fd = fd;
 	if (arena_dev_put_arg(uarg, &req, sizeof(req), usize)) {
-		close_fd(fd);
+		put_unused_fd(fd);
+		fput(file);
 		return -EFAULT;
 	}
+	fd_install(fd, file);
 	return 0;
 }
 
