@@ -212,10 +212,10 @@ static long dev_range(int fd, unsigned long cmd, uint64_t addr, uint32_t cnt)
 
 static long pages_allocated(int fd)
 {
-	struct bpf_arena_stats s = { .size = sizeof(s) };
-	long r = ioctl(fd, BPF_ARENA_IOC_STATS, &s);
+	struct bpf_arena_inspect s = { .size = sizeof(s) };
+	long r = ioctl(fd, BPF_ARENA_IOC_INSPECT, &s);
 
-	return r ? -errno : (long)s.pages_allocated;
+	return r ? -errno : (long)s.pages;
 }
 
 /* ---- BPF programs: sleepable syscall programs calling the kfuncs --------- */
