@@ -32,7 +32,9 @@
  *                   needs: tjoin, xfer, func_nargs, entry_type, is_next_null,
  *                   refine_null, types
  *   liveness        backward, live-in registers: rbit, helper_nargs, use_def,
- *                   preds, liveness (also per loop, from check_loop)
+ *                   preds, liveness (twice: every argument a call may read,
+ *                   then only those the verifier checks; and per loop, from
+ *                   check_loop)
  *   stack depth     each function's own depth; refuses a variable stack
  *                   offset in a function with loops: stack_depth
  *   loops           which loops, and whether each can be outlined: member,
