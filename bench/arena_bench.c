@@ -26,7 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "bpf_arena_lib.h"
 #include "bpf_arena_libbpf.h"
 #include "arena_prog_common.h"

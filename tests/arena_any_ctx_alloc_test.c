@@ -30,7 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "arena_kfunc_util.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 EMBED(rv_v3, "arena_any_ctx_alloc.v3.bpf.o");
 

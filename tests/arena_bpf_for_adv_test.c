@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Adversarial and edge bpf_for shapes from attack review 3
- * (tests/loops/bpf_for_adv.bpf.c), each program loaded alone.  6.12 runs
+ * (tests/progs/arena_bpf_for_adv.bpf.c), each program loaded alone.  6.12 runs
  * them all with upstream's results.  On 6.1 + module three are limits, each
  * refused as this test pins: five nested loops by the pass (deeper than its
  * 4, named as bpf_for), four nested bpf_for by 6.1's verifier (each level
@@ -17,7 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 extern const char adv_obj_start[], adv_obj_end[];
 __asm__(".pushsection .rodata\n.balign 8\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Installing bpf_arena.ko must not break BPF programs that use no arena
- * (attack review 3).  tests/loops/bpf_for_probe.bpf.c feature-probes
+ * (attack review 3).  tests/progs/arena_bpf_for_probe.bpf.c feature-probes
  * bpf_iter_num_new with bpf_ksym_exists() and falls back to a plain loop: on
  * stock 6.1 (`tests/vm/run --kernel 6.1 --no-module`) the fallback runs, on
  * 6.12 the kernel's iterators.  With the module on 6.1 libbpf resolves the
@@ -17,7 +17,7 @@
 #include <bpf/btf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "bpf_insn.h"
 
 extern const char probe_obj_start[], probe_obj_end[];

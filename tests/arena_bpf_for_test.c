@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_for / bpf_repeat and the raw bpf_iter_num_* kfuncs in clang-19 arena
- * programs loaded by libbpf 1.4.6 (tests/loops/bpf_for.bpf.c,
- * bpf_for_refused.bpf.c): the same results as upstream's iterator on 6.1
+ * programs loaded by libbpf 1.4.6 (tests/progs/arena_bpf_for.bpf.c,
+ * arena_bpf_for_refused.bpf.c): the same results as upstream's iterator on 6.1
  * with the module (inlined, the loops outlined: docs/LOOPS.md) and on 6.12
  * (native), upstream's edge cases included; programs without an arena
  * (translated too); the programs the two kernels judge differently, each
@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #if LIBBPF_MAJOR_VERSION < 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION < 4)
 #error "needs the headers of libbpf >= 1.4 (bookworm-backports, LIBBPF_BPO_INC)"

@@ -21,7 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG		4096UL
 #define NR_BPF_32	357	/* arch/x86/entry/syscalls/syscall_32.tbl */

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG 4096UL
 #define FIXED_ADDR (1ULL << 40)

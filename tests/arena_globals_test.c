@@ -4,7 +4,7 @@
  * bpf_arena_object_prepare(), no skeleton.  libbpf creates the arena (with
  * the object's 64-bit map_extra), mmaps it, copies the initial values of the
  * arena globals to its start and resolves every reference to them; the
- * programs in tests/libbpf-new/ read and write the globals, build a list
+ * programs tests/progs/arena_globals*.bpf.c read and write the globals, build a list
  * headed by an arena global, allocate with the page-frag allocator whose
  * per-CPU state is in arena globals (upstream style) and fill the
  * `char __arena arr1[100000]` of upstream's arena_htab.  Same assertions on

@@ -18,10 +18,10 @@
 #include "kselftest_harness.h"
 #include "arena_kfunc_util.h"
 #include "arena_kfunc_common.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
-EMBED(any_v3, "arena_any_ctx.v3.bpf.o");
-EMBED(any_asm, "arena_any_ctx.asm.bpf.o");
+EMBED(any_v3, "arena_kfunc_any_ctx.v3.bpf.o");
+EMBED(any_asm, "arena_kfunc_any_ctx.asm.bpf.o");
 
 static const struct kf_img imgs[2] = {
 	{ "arena_any_ctx", any_v3_start, any_v3_end },

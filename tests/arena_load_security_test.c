@@ -23,7 +23,7 @@
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "bpf_insn_extra.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "lib_bpf.h"
 
 #define PG		4096

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A clang-19 can_loop program (tests/loops/can_loop_walk.bpf.c) loaded by
+ * A clang-19 can_loop program (tests/progs/arena_loops_clang.bpf.c) loaded by
  * libbpf >= 1.4 with its BTF, func_info and line_info, as upstream's own
  * selftests are: on 6.1 the module lowers it and outlines the loop
  * (docs/LOOPS.md); on 6.12 it is native.  A 100k-node walk, an empty list.

@@ -5,7 +5,7 @@
  * arena_htab, verifier_arena basic_alloc1/2 and verifier_arena_large
  * big_alloc1, fault semantics of program loads and stores, cast_user(NULL),
  * and misuses the verifier must reject.  Every test runs for both builds of
- * the programs (tests/bpf/bpf.mk): "v3" (clang-19, native casts) and "asm"
+ * the programs (tests/progs/progs.mk): "v3" (clang-19, native casts) and "asm"
  * (clang-14, inline-asm casts).  The objects are embedded in this binary.
  */
 #include <stdio.h>
@@ -31,18 +31,18 @@
 		#sym "_start:\n.incbin \"" BPF_OBJ_DIR "/" file "\"\n"		\
 		".global " #sym "_end\n" #sym "_end:\n.popsection\n")
 
-EMBED(list_v3, "arena_list.v3.bpf.o");
-EMBED(list_asm, "arena_list.asm.bpf.o");
-EMBED(htab_v3, "arena_htab.v3.bpf.o");
-EMBED(htab_asm, "arena_htab.asm.bpf.o");
-EMBED(ver_v3, "verifier_arena.v3.bpf.o");
-EMBED(ver_asm, "verifier_arena.asm.bpf.o");
-EMBED(large_v3, "verifier_arena_large.v3.bpf.o");
-EMBED(large_asm, "verifier_arena_large.asm.bpf.o");
-EMBED(fault_v3, "arena_fault.v3.bpf.o");
-EMBED(fault_asm, "arena_fault.asm.bpf.o");
-EMBED(reject_v3, "arena_reject.v3.bpf.o");
-EMBED(reject_asm, "arena_reject.asm.bpf.o");
+EMBED(list_v3, "arena_prog_list.v3.bpf.o");
+EMBED(list_asm, "arena_prog_list.asm.bpf.o");
+EMBED(htab_v3, "arena_prog_htab.v3.bpf.o");
+EMBED(htab_asm, "arena_prog_htab.asm.bpf.o");
+EMBED(ver_v3, "arena_prog_verifier_arena.v3.bpf.o");
+EMBED(ver_asm, "arena_prog_verifier_arena.asm.bpf.o");
+EMBED(large_v3, "arena_prog_verifier_arena_large.v3.bpf.o");
+EMBED(large_asm, "arena_prog_verifier_arena_large.asm.bpf.o");
+EMBED(fault_v3, "arena_prog_fault.v3.bpf.o");
+EMBED(fault_asm, "arena_prog_fault.asm.bpf.o");
+EMBED(reject_v3, "arena_prog_reject.v3.bpf.o");
+EMBED(reject_asm, "arena_prog_reject.asm.bpf.o");
 
 enum obj_id { O_LIST, O_HTAB, O_VERIFIER, O_LARGE, O_FAULT, O_REJECT, O_NR };
 

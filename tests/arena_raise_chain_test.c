@@ -29,7 +29,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PAGES		256	/* page 0 populated; each faulting run gets its own */
 #define PG		4096

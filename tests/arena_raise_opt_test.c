@@ -19,7 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PAGES		8
 #define PG		4096

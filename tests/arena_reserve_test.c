@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 #include "arena_kfunc_util.h"
 #include "arena_kfunc_common.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 EMBED(resv_v3, "arena_reserve.v3.bpf.o");
 EMBED(resv_asm, "arena_reserve.asm.bpf.o");

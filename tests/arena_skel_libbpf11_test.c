@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Debian 12 stock toolchain: a skeleton that bookworm's bpftool 7.1
- * generated from an arena object without arena globals (tests/bpf/
- * arena_list.bpf.c: state in .bss/.data), loaded by bookworm's libbpf 1.1
+ * generated from an arena object without arena globals (tests/progs/
+ * arena_prog_list.bpf.c: state in .bss/.data), loaded by bookworm's libbpf 1.1
  * (the system's, /usr/lib) with libbpfarena creating and mapping the arena:
  *
  *	skel = NAME__open();
@@ -17,8 +17,8 @@
  * As README "Skeletons with libbpf 1.1" shows.  Same assertions on 6.12
  * (native arena) and on 6.1 with the bpf_arena module, for the clang-19
  * (native casts) and clang-14 (asm casts) builds.  The skeleton headers are
- * generated at build time into build/tests/bpf/arena_list.{v3,asm}.skel.h
- * (tests/libbpf-new/libbpf-new.mk).
+ * generated at build time into build/tests/progs/arena_prog_list.{v3,asm}.skel.h
+ * (tests/progs/progs.mk).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -33,8 +33,8 @@
 #include "bpf_arena_libbpf.h"
 #include "arena_prog_common.h"
 
-#include "arena_list.v3.skel.h"
-#include "arena_list.asm.skel.h"
+#include "arena_prog_list.v3.skel.h"
+#include "arena_prog_list.asm.skel.h"
 
 /* libbpfarena's messages, kept for the tests that check a warning. */
 static char msgs[8192];
@@ -52,7 +52,7 @@ static int keep_msgs(enum bpf_arena_print_level level, const char *fmt, va_list 
 
 #define PG 4096UL
 #define MAP_EXTRA (1ULL << 44)
-#define ARENA_PAGES 100	/* max_entries of arena_list.bpf.c */
+#define ARENA_PAGES 100	/* max_entries of arena_prog_list.bpf.c */
 
 TEST(versions)
 {

@@ -4,7 +4,7 @@
  * skeleton that bpftool 7.5 generated (`bpftool gen skeleton`) from an
  * object with __arena globals, __ulong(map_extra, 1 << 44), a page_frag
  * allocator whose state is in arena globals and a list headed by an arena
- * global (tests/libbpf-new/arena_globals.bpf.c), loaded by libbpf 1.4 (the
+ * global (tests/progs/arena_globals.bpf.c), loaded by libbpf 1.4 (the
  * static libbpf.a of libbpf-dev from bookworm-backports).  The loader uses
  * the skeleton's skel->arena->VAR access to the globals, as upstream's
  * prog_tests/arena_list.c does; no libbpfarena call is needed.  Same
@@ -12,8 +12,8 @@
  * for the clang-19 (native casts) and clang-14 (asm casts) builds.
  *
  * The skeleton headers are generated at build time into
- * build/tests/libbpf-new/arena_globals.{v3,asm}.skel.h
- * (tests/libbpf-new/libbpf-new.mk).
+ * build/tests/progs/arena_globals.{v3,asm}.skel.h
+ * (tests/progs/progs.mk).
  */
 #include <errno.h>
 #include <stdio.h>

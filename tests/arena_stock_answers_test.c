@@ -36,7 +36,7 @@
 #include <linux/capability.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "lib_bpf.h"
 
 #define PG 4096

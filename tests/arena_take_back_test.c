@@ -26,7 +26,7 @@
 
 #include "kselftest_harness.h"
 #include "arena_kfunc_util.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include <linux/bpf_arena.h>
 
 EMBED(rr_v3, "arena_take_back.v3.bpf.o");

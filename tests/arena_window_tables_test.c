@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include <bpf_arena_lib.h>
 
 #define ARENA_PAGES	(1U << 20)		/* 4 GiB: the whole window */

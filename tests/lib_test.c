@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "lib_bpf.h"
 #include "bpf_arena_lib.h"
 

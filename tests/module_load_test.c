@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "lib_bpf.h"
 
 #define SKIP_IF_NATIVE()                                                    \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of arena_reserve_test.c and arena_kfunc_any_ctx_test.c: embedded
- * BPF objects (tests/bpf/bpf.mk builds each twice: v3 native casts, asm
+ * BPF objects (tests/progs/progs.mk builds each twice: v3 native casts, asm
  * casts), loading some of their programs with libbpf and
  * bpf_arena_object_prepare(), test runs, and globals.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by tests/bpf/arena_reserve.bpf.c, tests/bpf/arena_any_ctx.bpf.c and
+ * Shared by tests/progs/arena_reserve.bpf.c, arena_kfunc_any_ctx.bpf.c and
  * their tests (tests/arena_reserve_test.c, tests/arena_kfunc_any_ctx_test.c).
  */
 #ifndef ARENA_KFUNC_COMMON_H

@@ -63,9 +63,9 @@
 #include <linux/btf.h>
 #include <linux/bpf_arena.h>
 
-#include "../bpf_insn.h"
-#include "../bpf_insn_extra.h"
-#include "../kmod_util.h"
+#include "bpf_insn.h"
+#include "bpf_insn_extra.h"
+#include "test_util.h"
 
 #define PG		4096UL
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -42,8 +42,8 @@
 #include <linux/btf.h>
 #include <linux/bpf_arena.h>
 
-#include "../bpf_insn.h"
-#include "../bpf_insn_extra.h"
+#include "bpf_insn.h"
+#include "bpf_insn_extra.h"
 
 #define PG		4096UL
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

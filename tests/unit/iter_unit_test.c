@@ -3,7 +3,7 @@
  * Host tests of bpf_for/bpf_repeat on 6.1: the lowering (rewrite/lower.c) inlines
  * bpf_iter_num_new/next/destroy and marks next(); the loop pass (rewrite/loops.c)
  * outlines the loop around the mark.  Each program runs twice in
- * tests/loops/bpf_interp.h: as written, its kfunc calls executed by
+ * tests/unit/bpf_interp.h: as written, its kfunc calls executed by
  * upstream's own C code (kernel/bpf/bpf_iter.c, below), and after both
  * passes; r0 and the context must agree.  The edge cases are upstream's:
  * empty ranges, start > end (-EINVAL), more than BPF_MAX_LOOPS (-E2BIG),
@@ -345,7 +345,7 @@ TEST(nested_repeat_and_break)
 }
 
 /*
- * The shape clang gives bpf_for (tests/loops/bpf_for.bpf.c): the first
+ * The shape clang gives bpf_for (tests/progs/arena_bpf_for.bpf.c): the first
  * next() before the loop, the loop entered at the use of its value, the
  * next next() at the bottom.  r0, the value pointer, crosses the loop head:
  * the pass must carry it as the iterator's stack address (re-derived in the

@@ -2,7 +2,7 @@
 /*
  * Host tests of rewrite/loops.c (docs/LOOPS.md).  Each program is run before the
  * pass (may_goto with upstream's per-frame budget of 8M) and after it
- * (bpf_loop + the outlined global body) by tests/loops/bpf_interp.h, and the
+ * (bpf_loop + the outlined global body) by tests/unit/bpf_interp.h, and the
  * two results must agree; the refusals are checked by message; random
  * mutations of the programs must never crash the pass.
  */
