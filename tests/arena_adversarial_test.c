@@ -3,7 +3,7 @@
  * Adversarial programs (issue 5 part 2).  Every test ends in "rejected with a
  * clear message" (errno and a log substring) or "loaded and harmless" (it runs
  * and gives what the VERIFIED model implies; the VM runner fails the run on any
- * WARNING/BUG in dmesg).  Raw instructions (tests/include/bpf_insn.h, bpf_insn_extra.h).
+ * WARNING/BUG in dmesg).  Raw instructions (tests/include/bpf_insn.h).
  *
  * Runs on 6.1 with the module and on 6.12 (in-tree arena).  Program-misuse tests
  * run on both; where the module's placeholders make 6.1 differ (hand-written
@@ -24,7 +24,6 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
 #include "test_util.h"
 
 #define PG		4096

@@ -58,13 +58,6 @@ static long xioctl(int fd, unsigned long cmd, void *arg)
 	return r < 0 ? -errno : r;
 }
 
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	long r = syscall(__NR_bpf, cmd, a, sizeof(*a));
-
-	return r < 0 ? -errno : r;
-}
-
 static int configure(int fd, __u32 pages, __u64 extra)
 {
 	struct bpf_arena_config c = { .size = sizeof(c), .map_flags = BPF_ARENA_F_MMAPABLE,
@@ -121,7 +114,7 @@ static int bpf_create_arena(__u32 pages, __u64 extra)
 	a.max_entries = pages;
 	a.map_flags = BPF_ARENA_F_MMAPABLE;
 	a.map_extra = extra;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+	return (int)bpf_sys_err(BPF_MAP_CREATE, &a);
 }
 
 /* A new fd of the map behind fd, opened with open_flags (BPF_F_RDONLY...). */
@@ -135,12 +128,12 @@ static int reopen_map(int fd, __u32 open_flags)
 	a.info.bpf_fd = fd;
 	a.info.info_len = sizeof(mi);
 	a.info.info = (__u64)(unsigned long)&mi;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+	if (bpf_sys_err(BPF_OBJ_GET_INFO_BY_FD, &a))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.map_id = mi.id;
 	a.open_flags = open_flags;
-	return (int)sys_bpf(BPF_MAP_GET_FD_BY_ID, &a);
+	return (int)bpf_sys_err(BPF_MAP_GET_FD_BY_ID, &a);
 }
 
 /* -errno of mmap at addr (MAP_FIXED_NOREPLACE unless 0), or 0 and *out. */
@@ -280,7 +273,7 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 		/* A write through the new fd: EPERM unless it may write. */
 		memset(&a, 0, sizeof(a));
 		a.map_fd = fd;
-		upd = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+		upd = bpf_sys_err(BPF_MAP_UPDATE_ELEM, &a);
 		if ((upd == -EPERM) != (row->fd_mode == O_RDONLY)) {
 			TH_LOG("dev %s map %s: update through the MAP_FD fd gave %ld",
 			       mode_name(row->dev_mode), mode_name(row->map_mode), upd);
@@ -347,7 +340,7 @@ TEST(frozen_arena_refuses_writes_through_the_device)
 
 		memset(&a, 0, sizeof(a));
 		a.map_fd = mfd;
-		ASSERT_EQ(0, sys_bpf(BPF_MAP_FREEZE, &a));
+		ASSERT_EQ(0, bpf_sys_err(BPF_MAP_FREEZE, &a));
 	}
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, h);
@@ -379,7 +372,7 @@ TEST(writable_device_mapping_blocks_freeze)
 	memset(&a, 0, sizeof(a));
 	a.map_fd = mfd;
 	/* As a writable mmap of the map fd: never frozen afterwards. */
-	EXPECT_EQ(-EBUSY, sys_bpf(BPF_MAP_FREEZE, &a));
+	EXPECT_EQ(-EBUSY, bpf_sys_err(BPF_MAP_FREEZE, &a));
 	munmap(p, 16 * PG);
 	close(mfd);
 	close(h);
@@ -874,7 +867,7 @@ static int freeze(int map_fd)
 
 	memset(&a, 0, sizeof(a));
 	a.map_fd = map_fd;
-	return (int)sys_bpf(BPF_MAP_FREEZE, &a);
+	return (int)bpf_sys_err(BPF_MAP_FREEZE, &a);
 }
 
 struct reader_case {

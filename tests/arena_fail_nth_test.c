@@ -31,7 +31,6 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
 #include "test_util.h"
 #include "lib_bpf.h"
 

@@ -30,7 +30,6 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
 #include "test_util.h"
 #include <linux/bpf_arena.h>
 

@@ -22,7 +22,6 @@
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "test_util.h"
-#include "bpf_insn_extra.h"
 
 #define ARENA_PAGES	16
 #define PG		4096

@@ -23,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
+#include "test_util.h"
 
 #define LOG_SIZE	(1 << 23)	/* level 1 logs every insn */
 /*
@@ -34,8 +35,6 @@
 /* staircase <= SLACK x control + GRACE seconds */
 #define SLACK		4.0
 #define GRACE		1.0
-#define I_MAY_GOTO(OFF)	((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
-#define I_GOTOL(IMM)	((struct bpf_insn){ .code = BPF_JMP32 | BPF_JA, .imm = IMM })
 
 static char vlog[LOG_SIZE];
 

@@ -24,14 +24,12 @@
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "test_util.h"
-#include "bpf_insn_extra.h"
 
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
 #define NODES		100000
 #define ARENA_PAGES	((NODES * 16 + PG - 1) / PG + 1)
 #define MAX_LOOPS	(1u << 23)	/* upstream's may_goto budget, BPF_MAX_LOOPS */
-#define I_MAY_GOTO(OFF)	((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
 
 static char vlog[LOG_SIZE];
 
@@ -645,11 +643,6 @@ TEST_F(loops, nested_loops)
 }
 
 /* ---- loops in subprograms and callbacks, loops on the stack ---- */
-
-#define I_LD_FUNC(D, OFF)							\
-	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D,	\
-			    .src_reg = BPF_PSEUDO_FUNC, .imm = OFF }),		\
-	((struct bpf_insn){ 0 })
 
 /*
  * A loop in a static subprogram that keeps its counter, its sum and its

@@ -40,18 +40,11 @@
 #define CTX_N		14
 #define PREFIX_LEN	13	/* movabs r10, imm64 + add r10, reg */
 
-#define I_ALU32_IMM(OP, D, IMM) \
-	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
-#define I_JMP_REG(OP, D, S) \
-	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
-			    .off = TO_L })
-#define I_JMP32_REG(OP, D, S) \
-	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
-			    .off = TO_L })
+/* Jumps to label L. */
+#define I_JX(OP, D, S)		I_JMP_REG(OP, D, S, TO_L)
+#define I_J32X(OP, D, S)	I_JMP32_REG(OP, D, S, TO_L)
 #define I_JK(OP, D, IMM)	I_JMP_IMM(OP, D, IMM, TO_L)
-#define I_J32K(OP, D, IMM) \
-	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_K, .dst_reg = D, .off = TO_L, \
-			    .imm = IMM })
+#define I_J32K(OP, D, IMM)	I_JMP32_IMM(OP, D, IMM, TO_L)
 
 /*
  * Before B: r0 = 1, r1 = 0x21, r5 = 3, r8 = -1, r9 = 8, r3 = the first load; the stack
@@ -75,12 +68,12 @@ static const struct between cases[] = {
 	{ .name = "mov r8, r2 (reads the base)", .insn = { I_MOV64_REG(8, 2) }, .n = 1 },
 	{ .name = "mov w0, w9", .insn = { I_ALU32_REG(BPF_MOV, 0, 9) }, .n = 1 },
 	{ .name = "mov r5, r5 (no code)", .insn = { I_MOV64_REG(5, 5) }, .n = 1 },
-	{ .name = "if r5 > r9 (cmp, jcc rel8)", .insn = { I_JMP_REG(BPF_JGT, 5, 9) }, .n = 1 },
-	{ .name = "if w5 & w9 (test)", .insn = { I_JMP32_REG(BPF_JSET, 5, 9) }, .n = 1 },
-	{ .name = "if r9 s<= r0", .insn = { I_JMP_REG(BPF_JSLE, 9, 0) }, .n = 1 },
-	{ .name = "if r3 == r2", .insn = { I_JMP_REG(BPF_JEQ, 3, 2) }, .n = 1 },
+	{ .name = "if r5 > r9 (cmp, jcc rel8)", .insn = { I_JX(BPF_JGT, 5, 9) }, .n = 1 },
+	{ .name = "if w5 & w9 (test)", .insn = { I_J32X(BPF_JSET, 5, 9) }, .n = 1 },
+	{ .name = "if r9 s<= r0", .insn = { I_JX(BPF_JSLE, 9, 0) }, .n = 1 },
+	{ .name = "if r3 == r2", .insn = { I_JX(BPF_JEQ, 3, 2) }, .n = 1 },
 	{ .name = "if r5 > r9 far (jcc rel32)",
-	  .insn = { I_JMP_REG(BPF_JGT, 5, 9) }, .n = 1, .far = true },
+	  .insn = { I_JX(BPF_JGT, 5, 9) }, .n = 1, .far = true },
 	{ .name = "r9 = *(u64 *)(r10 - 8)", .insn = { I_LDX(BPF_DW, 9, 10, -8) }, .n = 1 },
 	{ .name = "w0 = *(u8 *)(r6 + 0) (ctx, movzx)", .insn = { I_LDX(BPF_B, 0, 6, 0) }, .n = 1 },
 	{ .name = "w5 = *(u16 *)(r10 - 200) (disp32)",

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 #define PG 4096
 

@@ -23,7 +23,7 @@
 #include <linux/btf.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 #define NFUNCS		8192
 #define PROTO_VLEN	0xffff

@@ -13,7 +13,7 @@
 #include <linux/btf.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 static const char strs[] = "\0int\0f\0arg:arena";
 #define S_INT	1

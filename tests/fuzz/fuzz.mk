@@ -31,14 +31,10 @@ $(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/rewrit
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_JIT)
 
-$(FUZZ_DIR)/bpf_insn_macros.h: $(TOP)/tests/include/bpf_insn.h
+$(FUZZ_DIR)/dump_%: $(TOP)/tests/%.c $(TOP)/tests/fuzz/dump_progs.c $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	sed -n '/^#define I_ALU64_IMM/,/^static inline long bpf_sys/p' $< | sed '$$d' > $@
-
-$(FUZZ_DIR)/dump_%: $(TOP)/tests/%.c $(TOP)/tests/fuzz/dump_progs.c $(FUZZ_DIR)/bpf_insn_macros.h \
-		$(wildcard $(TOP)/tests/include/*.h)
 	$(CC) -O0 -g -w -D_GNU_SOURCE -std=gnu11 -isystem $(HARNESS_DIR) -I$(TOP)/uapi \
-		-I$(TOP)/lib/include -I$(TOP)/tests/include -I$(FUZZ_DIR) -DBPF_ARENA_VERSION='"fuzz"' \
+		-I$(TOP)/lib/include -I$(TOP)/tests/include -DBPF_ARENA_VERSION='"fuzz"' \
 		-DTEST_SRC='"$<"' -DTEST_NAME='"$*"' -o $@ $(TOP)/tests/fuzz/dump_progs.c -lpthread
 
 ## fuzz-seeds: the fuzzer's seed corpus from the tests' programs and BPF objects

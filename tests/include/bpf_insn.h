@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Raw BPF instruction builders and a tiny loader for tests that must not
- * depend on libbpf or a compiler: the programs are exactly what they say.
+ * Raw BPF instruction builders, for tests that must not depend on libbpf or a
+ * compiler: the programs are exactly what they say.  Also hand-written copies
+ * of every placeholder form of docs/PLACEHOLDERS.md (with the real carrier
+ * constants), for the adversarial tests.  Loading and running the programs:
+ * test_util.h.
  */
 #ifndef BPF_ARENA_TESTS_BPF_INSN_H
 #define BPF_ARENA_TESTS_BPF_INSN_H
 
 #include <linux/bpf.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #define I_ALU64_IMM(OP, D, IMM) \
 	((struct bpf_insn){ .code = BPF_ALU64 | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
@@ -42,72 +42,86 @@
 	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_K, .dst_reg = D, .off = OFF, \
 			    .imm = IMM })
 #define I_JA(OFF)		((struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = OFF })
+/* gotol (6.4+): BPF_JMP32 | BPF_JA with the offset in imm. */
+#define I_GOTOL(IMM)		((struct bpf_insn){ .code = BPF_JMP32 | BPF_JA, .imm = IMM })
+/* may_goto (6.9+): BPF_JMP | BPF_JCOND (0xe0), src_reg BPF_MAY_GOTO (0). */
+#define I_MAY_GOTO(OFF)		((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
 #define I_CALL_REL(OFF) \
 	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = OFF })
 #define I_CALL_HELPER(ID)	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = ID })
 #define I_EXIT()		((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 /* Two slots. */
-#define I_LD_MAP_FD(D, FD) \
-	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
-			    .src_reg = BPF_PSEUDO_MAP_FD, .imm = FD }), \
+#define I_LD_PSEUDO(D, SRC, IMM) \
+	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, .src_reg = SRC, \
+			    .imm = IMM }), \
 	((struct bpf_insn){ 0 })
+#define I_LD_MAP_FD(D, FD)	I_LD_PSEUDO(D, BPF_PSEUDO_MAP_FD, FD)
+#define I_LD_FUNC(D, OFF)	I_LD_PSEUDO(D, BPF_PSEUDO_FUNC, OFF)
 #define I_LD_IMM64(D, V) \
 	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
 			    .imm = (int32_t)(uint32_t)(V) }), \
 	((struct bpf_insn){ .imm = (int32_t)(uint32_t)((uint64_t)(V) >> 32) })
 
-static inline long bpf_sys(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
+#define I_ALU32_IMM(OP, D, IMM) \
+	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
+#define I_MOV32_REG(D, S)	I_ALU32_REG(BPF_MOV, D, S)
+#define I_JMP_REG(OP, D, S, OFF) \
+	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
+			    .off = OFF })
+#define I_JMP32_IMM(OP, D, IMM, OFF) \
+	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_K, .dst_reg = D, .off = OFF, \
+			    .imm = IMM })
+#define I_JMP32_REG(OP, D, S, OFF) \
+	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
+			    .off = OFF })
+#define I_CALL_KFUNC(BTF_ID, FD_IDX) \
+	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, \
+			    .off = FD_IDX, .imm = BTF_ID })
+/* Two slots: ld_imm64 D, &map_value(FD) + OFF. */
+#define I_LD_MAP_VALUE(D, FD, OFF) \
+	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
+			    .src_reg = BPF_PSEUDO_MAP_VALUE, .imm = FD }), \
+	((struct bpf_insn){ .imm = OFF })
 
-static inline uint64_t ptr_u64(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
+/* Carrier constants (PLACEHOLDERS.md). */
+#define PH_K1(KIND, SZ, EXTRA, OFF) \
+	((int32_t)(0xBA000000u | (KIND) << 20 | ((SZ) >> 3 & 3) << 18 | (EXTRA) << 16 | \
+		   (uint16_t)(OFF)))
+#define PH_K2			((int32_t)0xBB000000u)
+#define PH_LOAD_K		1
+#define PH_STX_K		2
+#define PH_ST_K			3
+#define PH_ATOMIC_K		4
+#define PH_FETCH_K		5
+#define PH_CMPXCHG_K		6
+#define PH_CAST_USER_K		7
 
-/* Loads insns; returns a prog fd or -errno, with the verifier log in log. */
-static inline int load_prog_flags(enum bpf_prog_type type, const struct bpf_insn *insns,
-				  unsigned int cnt, unsigned int flags, char *log, size_t log_size)
-{
-	union bpf_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = type;
-	attr.insns = ptr_u64(insns);
-	attr.insn_cnt = cnt;
-	attr.license = ptr_u64("GPL");
-	attr.prog_flags = flags;
-	if (log && log_size) {
-		log[0] = '\0';
-		attr.log_buf = ptr_u64(log);
-		attr.log_size = log_size;
-		attr.log_level = 1;
-	}
-	fd = bpf_sys(BPF_PROG_LOAD, &attr);
-	return fd < 0 ? -errno : (int)fd;
-}
-
-/* A sleepable SYSCALL program (the type arena kfuncs need, run by test_run). */
-static inline int load_syscall_prog(const struct bpf_insn *insns, unsigned int cnt,
-				    char *log, size_t log_size)
-{
-	return load_prog_flags(BPF_PROG_TYPE_SYSCALL, insns, cnt, BPF_F_SLEEPABLE, log, log_size);
-}
-
-/* Runs a SYSCALL program on ctx (in and out); returns its r0 or -errno. */
-static inline long run_syscall_prog(int fd, void *ctx, size_t ctx_size)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.test.prog_fd = fd;
-	attr.test.ctx_in = ptr_u64(ctx);
-	attr.test.ctx_size_in = ctx_size;
-	if (bpf_sys(BPF_PROG_TEST_RUN, &attr))
-		return -errno;
-	return attr.test.retval;
-}
+/* Look-alikes, CFD the fd of the "companion" map.  5, 5, 5, 5, 5, 7, 6 slots. */
+#define PH_LOAD(D, S, SZ, OFF, CFD)						\
+	I_MOV32_REG(S, S), I_MOV64_IMM(D, PH_K1(PH_LOAD_K, SZ, 0, OFF)),		\
+	I_LD_MAP_VALUE(D, CFD, 0), I_LDX(SZ, D, D, 0)
+#define PH_STX(S, V, SZ, OFF)							\
+	I_MOV32_REG(S, S), I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_STX_K, SZ, 0, OFF)),	\
+	I_ALU32_IMM(BPF_XOR, S, PH_K2),						\
+	I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_STX_K, SZ, 0, OFF) ^ PH_K2), I_MOV64_REG(V, V)
+#define PH_ST(S, SZ, OFF, IMM)							\
+	I_MOV32_REG(S, S), I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_ST_K, SZ, 0, OFF)),	\
+	I_ALU32_IMM(BPF_XOR, S, IMM),						\
+	I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_ST_K, SZ, 0, OFF) ^ (IMM)), I_MOV64_REG(S, S)
+#define PH_ATOMIC(S, V, SZ, OP, OFF)						\
+	I_MOV32_REG(S, S), I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_ATOMIC_K, SZ, 0, OFF)),	\
+	I_ALU32_IMM(BPF_XOR, S, PH_K2 | (OP)),					\
+	I_ALU32_IMM(BPF_XOR, S, PH_K1(PH_ATOMIC_K, SZ, 0, OFF) ^ (PH_K2 | (OP))),	\
+	I_MOV64_REG(V, V)
+#define PH_FETCH(S, V, SZ, XCHG, OFF, CFD)					\
+	I_MOV32_REG(S, S), I_ALU64_IMM(BPF_XOR, V, PH_K1(PH_FETCH_K, SZ, XCHG, OFF)),	\
+	I_LD_MAP_VALUE(V, CFD, 0), I_LDX(BPF_DW, V, V, 0)
+#define PH_CMPXCHG(S, V, SZ, OFF, CFD)						\
+	I_MOV32_REG(S, S), I_ALU64_IMM(BPF_XOR, V, PH_K1(PH_CMPXCHG_K, SZ, 0, OFF)),	\
+	I_ALU64_IMM(BPF_XOR, V, PH_K1(PH_CMPXCHG_K, SZ, 0, OFF)),			\
+	I_ALU64_IMM(BPF_XOR, 0, PH_K2), I_LD_MAP_VALUE(0, CFD, 0), I_LDX(SZ, 0, 0, 0)
+#define PH_CAST_USER(X, Y, CFD)							\
+	I_MOV32_REG(X, Y), I_MOV64_IMM(X, PH_K1(PH_CAST_USER_K, BPF_DW, 0, 0)),	\
+	I_MOV64_IMM(X, PH_K2), I_LD_MAP_VALUE(X, CFD, 0), I_LDX(BPF_DW, X, X, 0)
 
 #endif /* BPF_ARENA_TESTS_BPF_INSN_H */

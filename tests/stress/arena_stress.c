@@ -64,7 +64,6 @@
 #include <linux/bpf_arena.h>
 
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
 #include "test_util.h"
 
 #define PG		4096UL

@@ -43,7 +43,7 @@
 #include <linux/bpf_arena.h>
 
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
+#include "test_util.h"
 
 #define PG		4096UL
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
