@@ -33,63 +33,19 @@
 
 static char vlog[LOG_SIZE];
 
-struct arena {
-	int fd;
-	char *base;
-	size_t size;
-};
-
-static int arena_create(struct arena *a, unsigned int pages)
-{
-	union bpf_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	if (fd < 0)
-		return -errno;
-	a->fd = fd;
-	a->size = (size_t)pages * PG;
-	a->base = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
-	if (a->base == MAP_FAILED) {
-		close(a->fd);
-		return -errno;
-	}
-	return 0;
-}
-
-static void arena_close(struct arena *a)
-{
-	munmap(a->base, a->size);
-	close(a->fd);
-}
-
 /* A 64-byte, 1-entry ARRAY map whose value starts with OVAL. */
 static int other_map_create(void)
 {
 	uint64_t val[8] = { OVAL, 2, 3, 4, 5, 6, 7, 8 };
-	union bpf_attr attr;
 	uint32_t key = 0;
-	int fd;
+	int fd = array_create(sizeof(val), 0), err;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = sizeof(val);
-	attr.max_entries = 1;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
 	if (fd < 0)
-		return -errno;
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_u64(&key);
-	attr.value = ptr_u64(val);
-	if (bpf_sys(BPF_MAP_UPDATE_ELEM, &attr)) {
+		return fd;
+	err = map_update(fd, &key, val);
+	if (err) {
 		close(fd);
-		return -errno;
+		return err;
 	}
 	return fd;
 }
@@ -97,14 +53,9 @@ static int other_map_create(void)
 static uint64_t other_map_word(int fd, unsigned int i)
 {
 	uint64_t val[8] = { 0 };
-	union bpf_attr attr;
 	uint32_t key = 0;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_u64(&key);
-	attr.value = ptr_u64(val);
-	if (bpf_sys(BPF_MAP_LOOKUP_ELEM, &attr))
+	if (map_lookup(fd, &key, val))
 		return ~0ULL;
 	return val[i];
 }
@@ -127,7 +78,7 @@ FIXTURE(adv) {
 
 FIXTURE_SETUP(adv)
 {
-	ASSERT_EQ(0, arena_create(&self->a, ARENA_PAGES));
+	ASSERT_EQ(0, arena_open(&self->a, ARENA_PAGES, 0, true));
 	memset(self->a.base, 0, 4 * PG);	/* pages 0-3 populated */
 	self->ofd = other_map_create();
 	ASSERT_LE(0, self->ofd);
@@ -594,7 +545,7 @@ TEST_F(adv, two_arenas_stay_separate)
 	uint64_t *cb;
 	int fa, fb;
 
-	ASSERT_EQ(0, arena_create(&b, 4));
+	ASSERT_EQ(0, arena_open(&b, 4, 0, true));
 	memset(b.base, 0, 2 * PG);
 	cb = (uint64_t *)(b.base + PG + 64);
 	{
@@ -938,7 +889,7 @@ TEST(module_unload_refused_while_programs_live)
 		SKIP(return, "6.12 has in-tree arena: no module");
 	if (!kmod_is_loaded())
 		ASSERT_EQ(0, kmod_load());
-	ASSERT_EQ(0, arena_create(&a, 4));
+	ASSERT_EQ(0, arena_open(&a, 4, 0, true));
 	{
 		uint64_t ctx[2] = { ptr_u64(a.base), 0x99 };
 		struct bpf_insn insns[] = {
@@ -970,7 +921,7 @@ TEST(module_unload_refused_while_programs_live)
 	/* Reload for the tests that follow, and check it works. */
 	if (!kmod_is_loaded())
 		ASSERT_EQ(0, kmod_load());
-	ASSERT_EQ(0, arena_create(&a, 4));
+	ASSERT_EQ(0, arena_open(&a, 4, 0, true));
 	{
 		uint64_t ctx[2] = { ptr_u64(a.base + 8), 0x77 };
 		struct bpf_insn insns[] = {

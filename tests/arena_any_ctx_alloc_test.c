@@ -80,35 +80,8 @@ static bool in_vmlinux_btf(const struct btf *btf, const char *name)
 }
 
 #define POOL_PARAM "/sys/module/bpf_arena/parameters/nosleep_pool_pages"
-#define CG_ROOT "/sys/fs/cgroup"
 #define CG_STORM CG_ROOT "/arena_anyctx_storm"
 #define CG_LIM CG_ROOT "/arena_anyctx_lim"
-
-static unsigned long read_ul(const char *path)
-{
-	char buf[64];
-
-	if (!read_line(path, buf, sizeof(buf)))
-		return ~0UL;
-	return strtoul(buf, NULL, 10);
-}
-
-static bool cg_setup(void)
-{
-	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	return write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
-}
-
-static bool cg_enter(const char *cg)
-{
-	char path[256], pid[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	return write_str(path, pid);
-}
 
 static void tune(struct bpf_object *obj, void *arg)
 {
@@ -218,9 +191,9 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 		SKIP(return, "native arena kernel");
 	ASSERT_TRUE(read_line(POOL_PARAM, oldpool, sizeof(oldpool)));
 	ASSERT_TRUE(write_str(POOL_PARAM, "2"));
-	if (cg_setup()) {
+	if (memcg_enable()) {
 		mkdir(CG_STORM, 0755);
-		EXPECT_TRUE(cg_enter(CG_STORM));
+		EXPECT_TRUE(cg_move(CG_STORM, getpid()));
 	} else {
 		TH_LOG("no memory cgroup: memcg charging paths not exercised");
 	}
@@ -286,7 +259,7 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 	EXPECT_EQ(0, st.bad_data);
 	EXPECT_LT(0, st.allocs);
 	write_str(POOL_PARAM, oldpool);
-	cg_enter(CG_ROOT);
+	cg_move(CG_ROOT, getpid());
 	rmdir(CG_STORM);
 }
 
@@ -303,25 +276,25 @@ TEST(pf_memalloc_respects_memcg_limit)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel");
-	if (!cg_setup())
+	if (!memcg_enable())
 		SKIP(return, "no cgroup v2 memory controller");
 	ASSERT_TRUE(read_line(POOL_PARAM, oldpool, sizeof(oldpool)));
 	ASSERT_TRUE(write_str(POOL_PARAM, "1"));
 	mkdir(CG_LIM, 0755);
-	ASSERT_TRUE(cg_enter(CG_LIM));
+	ASSERT_TRUE(cg_move(CG_LIM, getpid()));
 	err = kf_open_load(&img, &obj, only, 0, tune, NULL, NULL, 0);
 	/* The arena is charged to CG_LIM; this process leaves it. */
-	ASSERT_TRUE(cg_enter(CG_ROOT));
+	ASSERT_TRUE(cg_move(CG_ROOT, getpid()));
 	ASSERT_EQ(0, err) TH_LOG("load: %d", err);
 	l1 = bpf_program__attach(bpf_object__find_program_by_name(obj, "memalloc_round_reclaim"));
 	ASSERT_EQ(0, libbpf_get_error(l1));
 	l2 = bpf_program__attach(bpf_object__find_program_by_name(obj, "memalloc_round_control"));
 	ASSERT_EQ(0, libbpf_get_error(l2));
 	sleep(1);	/* the pool's refill */
-	cur = read_ul(CG_LIM "/memory.current");
+	cur = read_num(CG_LIM "/memory.current");
 	snprintf(num, sizeof(num), "%lu", cur + 4096 * 8);
 	ASSERT_TRUE(write_str(CG_LIM "/memory.max", num));
-	max = read_ul(CG_LIM "/memory.max");
+	max = read_num(CG_LIM "/memory.max");
 	set_u32(_metadata, obj, "armed_tgid", (__u32)getpid());
 	set_u32(_metadata, obj, "pages_per_call", 4);
 	/* Control: no PF_MEMALLOC; goes on until the limit refuses 8 times in a row. */
@@ -332,7 +305,7 @@ TEST(pf_memalloc_respects_memcg_limit)
 		fails = get_stats(_metadata, obj).control_pages == before ? fails + 1 : 0;
 	}
 	st = get_stats(_metadata, obj);
-	c2 = read_ul(CG_LIM "/memory.current");
+	c2 = read_num(CG_LIM "/memory.current");
 	TH_LOG("control (no PF_MEMALLOC): %llu pages in %d calls; memory.current %lu max %lu",
 	       st.control_pages, i, c2, max);
 	EXPECT_EQ(8, fails) TH_LOG("the memcg limit never refused the control");
@@ -340,7 +313,7 @@ TEST(pf_memalloc_respects_memcg_limit)
 	for (i = 0; i < 4; i++)
 		write_str(CG_LIM "/memory.reclaim", "1M");
 	st = get_stats(_metadata, obj);
-	c2 = read_ul(CG_LIM "/memory.current");
+	c2 = read_num(CG_LIM "/memory.current");
 	TH_LOG("PF_MEMALLOC: %llu calls got %llu pages; memory.current %lu (max %lu, %+ld pages)",
 	       st.memalloc_runs, st.memalloc_pages, c2, max, ((long)c2 - (long)max) / 4096);
 	EXPECT_LT(0, st.memalloc_runs) TH_LOG("the program never ran with PF_MEMALLOC");

@@ -240,17 +240,6 @@ TEST(no_arena_program)
 	bpf_object__close(obj);
 }
 
-static int set_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {
-		{ (__u32)caps, (__u32)caps, 0 },
-		{ (__u32)(caps >> 32), (__u32)(caps >> 32), 0 },
-	};
-
-	return syscall(SYS_capset, &hdr, data);
-}
-
 /*
  * With CAP_BPF alone (no CAP_PERFMON): 6.12 runs a may_goto; the
  * translation needs CAP_PERFMON too (a translated bpf_for compares a stack

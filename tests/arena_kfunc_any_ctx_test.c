@@ -132,31 +132,16 @@ static void run_n(struct __test_metadata *_metadata, struct bpf_object *obj, con
 
 static unsigned int pool_pages(void)
 {
-	char buf[32];
+	long long n = read_num(POOL_PARAM);
 
-	if (!read_line(POOL_PARAM, buf, sizeof(buf)))
-		return 64;
-	return (unsigned int)strtoul(buf, NULL, 10);
+	return n < 0 ? 64 : (unsigned int)n;
 }
 
 static unsigned int pool_max(void)
 {
-	char buf[32];
+	long long n = read_num(POOL_MAX_PARAM);
 
-	if (!read_line(POOL_MAX_PARAM, buf, sizeof(buf)))
-		return 0;
-	return (unsigned int)strtoul(buf, NULL, 10);
-}
-
-static bool set_pool_pages(unsigned int n)
-{
-	FILE *f = fopen(POOL_PARAM, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fprintf(f, "%u", n) > 0;
-	return fclose(f) == 0 && ok;
+	return n < 0 ? 0 : (unsigned int)n;
 }
 
 /*
@@ -622,10 +607,10 @@ TEST_F_TIMEOUT(any, storm_fentry_pool_1024, 600)
 
 	NEED_ANY_CTX();
 	old = pool_pages();
-	ASSERT_TRUE(set_pool_pages(1024));
+	ASSERT_TRUE(write_num(POOL_PARAM, 1024));
 	EXPECT_GE(STORM_FAILS_MAX,
 		  storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS).fails);
-	EXPECT_TRUE(set_pool_pages(old));
+	EXPECT_TRUE(write_num(POOL_PARAM, old));
 }
 
 /*

@@ -34,7 +34,6 @@
 #define PAGES		256	/* page 0 populated; each faulting run gets its own */
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
-#define HARDEN		"/proc/sys/net/core/bpf_jit_harden"
 #define TO_L		0x7fff	/* a jump's off placeholder: to label L */
 #define FAR_FILL	40	/* 4-byte instructions before L: > 127 bytes, jcc rel32 */
 #define CTX_N		14
@@ -117,18 +116,6 @@ static const short slots[] = { -8, -16, -24, -32, -200, -304 };
 
 static char vlog[LOG_SIZE];
 
-static bool write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
-
 /*
  * ctx[0] = p, ctx[1] = v; out: ctx[2] = r3, ctx[3] = r4, ctx[4..7] = r0, r5,
  * r8, r9, ctx[8..13] = the slots.  Returns the instruction count.
@@ -187,22 +174,17 @@ FIXTURE(chain) {
 
 FIXTURE_SETUP(chain)
 {
-	union bpf_attr attr;
+	struct arena a;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = PAGES;
-	attr.map_flags = BPF_F_MMAPABLE;
-	self->fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	ASSERT_LE(0, self->fd);
-	self->base = mmap(NULL, PAGES * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, self->base);
+	ASSERT_EQ(0, arena_open(&a, PAGES, 0, true));
+	self->fd = a.fd;
+	self->base = a.base;
 	memset(self->base, 0, PG);	/* page 0 populated; 1.. not */
 }
 
 FIXTURE_TEARDOWN(chain)
 {
-	write_sysctl(HARDEN, "0");
+	write_str(JIT_HARDEN_SYSCTL, "0");
 	munmap(self->base, PAGES * PG);
 	close(self->fd);
 }
@@ -234,7 +216,7 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 	ASSERT_LT(1 + 3 * sizeof(cases) / sizeof(cases[0]), PAGES);
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		for (lv = 0; lv < 3; lv++) {
-			ASSERT_TRUE(write_sysctl(HARDEN, levels[lv]));
+			ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[lv]));
 			for (faulting = 0; faulting < 2; faulting++) {
 				/*
 				 * Unpopulated: a fresh page for each case and level,
@@ -282,28 +264,6 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 	}
 }
 
-static uint32_t jited_len(struct __test_metadata *_metadata, const struct bpf_insn *p,
-			  unsigned int n)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-	int fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-
-	if (fd < 0) {
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-		return 0;
-	}
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	if (bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		info.jited_prog_len = 0;
-	close(fd);
-	return info.jited_prog_len;
-}
-
 /*
  * Without blinding the chain runs through every case: the two layouts JIT to
  * the same size.  (Under bpf_jit_harden 2 the sizes vary from load to load:
@@ -319,10 +279,12 @@ TEST_F(chain, base_computed_once_through_every_case)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		len[0] = jited_len(_metadata, p, chain_prog(p, self->fd, &cases[c], false));
-		len[1] = jited_len(_metadata, p, chain_prog(p, self->fd, &cases[c], true));
+		len[0] = prog_jited_len(p, chain_prog(p, self->fd, &cases[c], false), vlog,
+					 LOG_SIZE);
+		len[1] = prog_jited_len(p, chain_prog(p, self->fd, &cases[c], true), vlog,
+					 LOG_SIZE);
 		ASSERT_NE(0, len[0]);
 		ASSERT_NE(0, len[1]);
 		EXPECT_EQ(len[1], len[0])
@@ -341,7 +303,7 @@ TEST_F(chain, ninth_instruction_ends_the_chain)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (n = 8; n <= 9; n++) {
 		/* chain_prog takes up to 3; build N by hand: A, N x B, load, store */
 		struct between one = { .name = "r0 += r5", .insn = { I_ALU64_REG(BPF_ADD, 0, 5) }, .n = 1 };
@@ -358,7 +320,7 @@ TEST_F(chain, ninth_instruction_ends_the_chain)
 			for (b.n = 0; b.n < n; b.n++)
 				p[k + b.n] = one.insn[0];
 			cnt += n - 1;
-			len[a] = jited_len(_metadata, p, cnt);
+			len[a] = prog_jited_len(p, cnt, vlog, LOG_SIZE);
 			ASSERT_NE(0, len[a]);
 			memset(ctx, 0, sizeof(ctx));
 			/* both runs fault (nothing populates the page) */

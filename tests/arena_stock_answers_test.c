@@ -38,7 +38,6 @@
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
 #include "test_util.h"
-#include "lib_bpf.h"
 
 #define PG 4096
 
@@ -160,7 +159,6 @@ static void run_cases(long *res)
 TEST(answers_are_the_stock_kernels)
 {
 	long mod[NCASES], stock[NCASES];
-	union bpf_attr a;
 	unsigned int i;
 
 	if (kernel_has_native_arena())
@@ -171,12 +169,7 @@ TEST(answers_are_the_stock_kernels)
 	none = mmap(NULL, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, hole3);
 	ASSERT_NE(MAP_FAILED, none);
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 8;
-	a.max_entries = 1;
-	map_fd = sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	map_fd = array_create(8, 0);
 	ASSERT_LE(0, map_fd);
 	((int *)hole3)[0] = map_fd;
 	((int *)hole3)[2048] = map_fd;	/* the third page */
@@ -227,7 +220,7 @@ static long load_arena_prog_cmd(unsigned long cmd, int arena_fd, char *log, size
 TEST(command_is_the_low_32_bits)
 {
 	static char log[16384];
-	int arena = tb_arena_create(4, 0, 0);
+	int arena = arena_create(4, 0, 0);
 	void *base;
 	long r;
 
