@@ -93,17 +93,7 @@ FIXTURE_TEARDOWN(adv)
 #define LOAD(insns) load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE)
 
 /* Loads (asserting success), runs on ctx, closes; returns r0. */
-#define RUN(insns, ctx)								\
-	({									\
-		int __fd = LOAD(insns);						\
-		long __r;							\
-		if (__fd < 0)							\
-			TH_LOG("load: %s\n%s", strerror(-__fd), vlog);		\
-		ASSERT_LE(0, __fd);						\
-		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));		\
-		close(__fd);							\
-		__r;								\
-	})
+#define RUN(insns, ctx)	LOAD_RUN(insns, ctx, vlog, LOG_SIZE)
 
 /* Asserts the load fails with -ERR and the log holds MSG. */
 #define EXPECT_REJECTED(insns, ERR, MSG)					\

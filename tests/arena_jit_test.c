@@ -49,17 +49,7 @@ FIXTURE_TEARDOWN(prog)
 }
 
 /* Loads, runs on ctx, closes; returns r0 (or fails the test). */
-#define RUN(insns, ctx)							\
-	({								\
-		int __fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE); \
-		long __r;						\
-		if (__fd < 0)						\
-			TH_LOG("load: %s\n%s", strerror(-__fd), vlog);	\
-		ASSERT_LE(0, __fd);					\
-		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));	\
-		close(__fd);						\
-		__r;							\
-	})
+#define RUN(insns, ctx)	LOAD_RUN(insns, ctx, vlog, LOG_SIZE)
 
 /*
  * ctx[0] = user address, ctx[1] = value:

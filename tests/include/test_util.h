@@ -309,6 +309,23 @@ static inline long run_syscall_prog(int fd, void *ctx, size_t ctx_size)
 }
 
 /*
+ * Loads insns (an array) as a sleepable SYSCALL program, failing the test
+ * (kselftest_harness.h) with the verifier's log, kept in log, if that fails;
+ * runs it once on ctx (an array, copied back) and closes it: r0, or -errno.
+ */
+#define LOAD_RUN(insns, ctx, log, log_size)					\
+	({									\
+		int __fd = load_syscall_prog(insns, ARRAY_SIZE(insns), log, log_size); \
+		long __r;							\
+		if (__fd < 0)							\
+			TH_LOG("load: %s\n%s", strerror(-__fd), log);		\
+		ASSERT_LE(0, __fd);						\
+		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));		\
+		close(__fd);							\
+		__r;								\
+	})
+
+/*
  * The size of the JIT image of cnt insns loaded as a sleepable SYSCALL
  * program; 0 (and the verifier's log on stderr) if the load fails.
  */
@@ -1051,5 +1068,251 @@ static inline long dev_pages_allocated(int fd)
 	return ioctl(fd, BPF_ARENA_IOC_STATS, &s) ? -errno : (long)s.pages_allocated;
 }
 #endif /* BPF_ARENA_DEV_PATH */
+
+/*
+ * ---- libbpf ----
+ * Defined where the test included <bpf/libbpf.h> before this header.  The
+ * objects a test embeds come from tests/progs/ (tests/progs/progs.mk builds
+ * them into BPF_OBJ_DIR).
+ */
+#ifdef LIBBPF_MAJOR_VERSION
+#include <stdarg.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include "bpf_arena_libbpf.h"
+
+/* Embeds BPF_OBJ_DIR/file in the test binary: sym##_start[] to sym##_end[]. */
+#define EMBED(sym, file)							\
+	extern const char sym##_start[], sym##_end[];				\
+	__asm__(".pushsection .rodata\n.balign 8\n.global " #sym "_start\n"	\
+		#sym "_start:\n.incbin \"" BPF_OBJ_DIR "/" file "\"\n"		\
+		".global " #sym "_end\n" #sym "_end:\n.popsection\n")
+
+/* An embedded object and the name libbpf gives it (its maps' names follow). */
+struct obj_img {
+	const char *name;
+	const char *start, *end;
+};
+
+#define IMG(n, sym) { n, sym##_start, sym##_end }
+
+/*
+ * libbpf's messages, but debug ones, go to stderr as KTAP comments, unless
+ * the test captures them (libbpf_capture()).
+ */
+static inline int libbpf_print_ktap(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	fprintf(stderr, "# ");
+	return vfprintf(stderr, fmt, args);
+}
+
+static void __attribute__((constructor, unused)) libbpf_print_ktap_init(void)
+{
+	libbpf_set_print(libbpf_print_ktap);
+}
+
+/* libbpf's messages since the last libbpf_capture(), debug ones included. */
+static char libbpf_msgs[1 << 20] __attribute__((unused));
+static size_t libbpf_msgs_len __attribute__((unused));
+static bool libbpf_msgs_echo __attribute__((unused));
+
+static inline int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	va_list copy;
+	int n;
+
+	va_copy(copy, args);
+	if (libbpf_msgs_len < sizeof(libbpf_msgs) - 1) {
+		n = vsnprintf(libbpf_msgs + libbpf_msgs_len, sizeof(libbpf_msgs) - libbpf_msgs_len,
+			      fmt, copy);
+		if (n > 0)
+			libbpf_msgs_len += (size_t)n;
+		if (libbpf_msgs_len > sizeof(libbpf_msgs) - 1)
+			libbpf_msgs_len = sizeof(libbpf_msgs) - 1;
+	}
+	va_end(copy);
+	if (!libbpf_msgs_echo || (level == LIBBPF_DEBUG && !getenv("TEST_LIBBPF_DEBUG")))
+		return 0;
+	fprintf(stderr, "# ");
+	return vfprintf(stderr, fmt, args);
+}
+
+/*
+ * From now on libbpf's messages are kept in libbpf_msgs (emptied here), and
+ * with echo also shown on stderr as KTAP comments (debug ones too with
+ * TEST_LIBBPF_DEBUG=1 in the environment).
+ */
+static inline void libbpf_capture(bool echo)
+{
+	libbpf_msgs_len = 0;
+	libbpf_msgs[0] = 0;
+	libbpf_msgs_echo = echo;
+	libbpf_set_print(libbpf_keep);
+}
+
+/* Tunes a loaded object before bpf_object__load(). */
+typedef void (*obj_tune_fn)(struct bpf_object *obj, void *arg);
+
+/*
+ * Opens img, autoloads only the programs named in the NULL-terminated list
+ * (NULL list: all), sets map "arena"'s map_extra, lets tune adjust, prepares
+ * the arenas and loads.  *objp is set either way; returns the load's result,
+ * with the verifier log in log (if given).
+ */
+static inline int obj_open_load(const struct obj_img *img, struct bpf_object **objp,
+			       const char *const *only, __u64 map_extra, obj_tune_fn tune,
+			       void *arg, char *log, size_t log_sz)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = img->name,
+		    .kernel_log_buf = log, .kernel_log_size = log ? log_sz : 0,
+		    .kernel_log_level = log ? 1 : 0);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	int err;
+
+	*objp = NULL;
+	obj = bpf_object__open_mem(img->start, (size_t)(img->end - img->start), &oo);
+	if (libbpf_get_error(obj))
+		return (int)libbpf_get_error(obj);
+	*objp = obj;
+	if (only) {
+		bpf_object__for_each_program(prog, obj) {
+			bool me = false;
+			unsigned int i;
+
+			for (i = 0; only[i]; i++)
+				me |= !strcmp(bpf_program__name(prog), only[i]);
+			bpf_program__set_autoload(prog, me);
+		}
+	}
+	map = bpf_object__find_map_by_name(obj, "arena");
+	if (!map)
+		return -ENOENT;
+	if (map_extra && bpf_map__set_map_extra(map, map_extra))
+		return -EINVAL;
+	if (tune)
+		tune(obj, arg);
+	err = bpf_arena_object_prepare(obj);
+	if (err)
+		return err;
+	return bpf_object__load(obj);
+}
+
+static inline int obj_prog_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
+
+	return p ? bpf_program__fd(p) : -ENOENT;
+}
+
+/*
+ * Test-runs program name once: SEC("syscall") with no context, SEC("tc")
+ * and SEC("xdp") with a 64-byte packet, fentry with none.  The program's
+ * return value in *retval; 0 or -errno.
+ */
+static inline int obj_run(struct bpf_object *obj, const char *name, __u32 *retval)
+{
+	static char pkt[64];
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	enum bpf_prog_type t;
+
+	if (!p)
+		return -ENOENT;
+	t = bpf_program__type(p);
+	if (t == BPF_PROG_TYPE_SCHED_CLS || t == BPF_PROG_TYPE_XDP) {
+		o.data_in = pkt;
+		o.data_size_in = sizeof(pkt);
+	}
+	if (bpf_prog_test_run_opts(bpf_program__fd(p), &o))
+		return -errno;
+	*retval = o.retval;
+	return 0;
+}
+
+/* Reads (write false) or writes global var of .bss/.data; 0 or -errno. */
+static inline int obj_global(struct bpf_object *obj, const char *var, void *val, size_t size,
+			    bool write)
+{
+	static const char *const secs[] = { ".bss", ".data" };
+	struct btf *btf = bpf_object__btf(obj);
+	static char buf[65536];
+	unsigned int s;
+
+	if (!btf)
+		return -ENOENT;
+	for (s = 0; s < 2; s++) {
+		int id = btf__find_by_name_kind(btf, secs[s], BTF_KIND_DATASEC);
+		struct bpf_map *map, *found = NULL;
+		const struct btf_var_secinfo *vs;
+		const struct btf_type *t;
+		__u32 key = 0;
+		int i;
+
+		if (id < 0)
+			continue;
+		t = btf__type_by_id(btf, (__u32)id);
+		bpf_object__for_each_map(map, obj) {
+			const char *mn = bpf_map__name(map);
+			size_t n = strlen(mn);
+
+			if (bpf_map__is_internal(map) && n >= strlen(secs[s]) &&
+			    !strcmp(mn + n - strlen(secs[s]), secs[s]))
+				found = map;
+		}
+		if (!found || bpf_map__value_size(found) > sizeof(buf))
+			return -ENOENT;
+		vs = btf_var_secinfos(t);
+		for (i = 0; i < btf_vlen(t); i++, vs++) {
+			const struct btf_type *v = btf__type_by_id(btf, vs->type);
+
+			if (strcmp(btf__name_by_offset(btf, v->name_off), var))
+				continue;
+			if (vs->size != size)
+				return -EINVAL;
+			if (bpf_map_lookup_elem(bpf_map__fd(found), &key, buf))
+				return -errno;
+			if (!write) {
+				memcpy(val, buf + vs->offset, size);
+				return 0;
+			}
+			memcpy(buf + vs->offset, val, size);
+			return bpf_map_update_elem(bpf_map__fd(found), &key, buf, 0) ? -errno : 0;
+		}
+	}
+	return -ENOENT;
+}
+/* Sets __u32 global var of .bss/.data; 0 or -errno. */
+static inline int obj_set_u32(struct bpf_object *obj, const char *var, __u32 v)
+{
+	return obj_global(obj, var, &v, sizeof(v), true);
+}
+
+#ifdef TH_LOG	/* kselftest_harness.h */
+/* Test-runs program p on ctx (copied back), failing the test if the run fails; its r0. */
+static inline __u32 prog_run_ctx(struct __test_metadata *_metadata, struct bpf_program *p,
+				 void *ctx, size_t ctx_sz)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = (__u32)ctx_sz);
+
+	ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(p), &o))
+		TH_LOG("test_run %s: %s", bpf_program__name(p), strerror(errno));
+	return o.retval;
+}
+
+/* prog_run_ctx() of obj's program name, failing the test if there is none. */
+static inline __u32 obj_run_ctx(struct __test_metadata *_metadata, struct bpf_object *obj,
+				const char *name, void *ctx, size_t ctx_sz)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
+
+	ASSERT_NE(NULL, p) TH_LOG("no program %s", name);
+	return prog_run_ctx(_metadata, p, ctx, ctx_sz);
+}
+#endif /* TH_LOG */
+#endif /* LIBBPF_MAJOR_VERSION */
 
 #endif /* BPF_ARENA_TESTS_TEST_UTIL_H */

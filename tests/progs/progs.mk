@@ -158,7 +158,7 @@ $(BUILD)/tests/arena_globals_test: $(TOP)/tests/arena_globals_test.c $(AG_OBJS) 
 		$(AG_HDRS) $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -I$(PROGS_DIR) \
-		-DAG_OBJ_DIR='"$(BPF_OUT)"' -o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
+		-DBPF_OBJ_DIR='"$(BPF_OUT)"' -o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
 
 # Skeletons by bookworm-backports' bpftool 7.5 (bookworm's 7.1 fails on these
 # objects: "bad map relo against ... '.addr_space.1'", and with __ulong:
@@ -201,7 +201,7 @@ $(BPF_OUT)/arena_loops_clang.bpf.o: $(PROGS_DIR)/arena_loops_clang.bpf.c | $(LIB
 $(BUILD)/tests/arena_loops_clang_test: $(TOP)/tests/arena_loops_clang_test.c \
 		$(BPF_OUT)/arena_loops_clang.bpf.o $(LIBBPF_BPO_A) $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DLOOPS_OBJ='"$(BPF_OUT)/arena_loops_clang.bpf.o"' \
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
 
 # bpf_for / bpf_repeat: bpf_arena.h and libbpf 1.4.6's bpf_helpers.h.
@@ -216,20 +216,19 @@ $(BUILD)/tests/arena_bpf_for_test: $(TOP)/tests/arena_bpf_for_test.c \
 		$(BPF_OUT)/arena_bpf_for.bpf.o $(BPF_OUT)/arena_bpf_for_refused.bpf.o $(LIBBPF_BPO_A) \
 		$(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DFOR_OBJ='"$(BPF_OUT)/arena_bpf_for.bpf.o"' \
-		-DREFUSED_OBJ='"$(BPF_OUT)/arena_bpf_for_refused.bpf.o"' \
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
 
 # A non-arena program that feature-probes bpf_iter_num_new.
 $(BUILD)/tests/arena_bpf_for_probe_test: $(TOP)/tests/arena_bpf_for_probe_test.c \
 		$(BPF_OUT)/arena_bpf_for_probe.bpf.o $(LIBBPF_BPO_A) $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DPROBE_OBJ='"$(BPF_OUT)/arena_bpf_for_probe.bpf.o"' \
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
 
 # Edge shapes of clang's bpf_for, each loaded alone.
 $(BUILD)/tests/arena_bpf_for_adv_test: $(TOP)/tests/arena_bpf_for_adv_test.c \
 		$(BPF_OUT)/arena_bpf_for_adv.bpf.o $(LIBBPF_BPO_A) $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DADV_OBJ='"$(BPF_OUT)/arena_bpf_for_adv.bpf.o"' \
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
