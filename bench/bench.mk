@@ -36,4 +36,4 @@ $(BENCH_BIN): $(TOP)/bench/arena_bench.c $(BENCH_BPF_OBJ) $(TOP)/bench/bpf/bench
 		$(LIB_A) $(wildcard $(TOP)/tests/include/*.h) $(wildcard $(TOP)/lib/include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -I$(TOP)/tests/progs -I$(TOP)/bench/bpf \
-		-DBENCH_OBJ='"$(BENCH_BPF_OBJ)"' -o $@ $< $(LIB_A) -lbpf -lpthread
+		-DBPF_OBJ_DIR='"$(BENCH_OUT)/bpf"' -o $@ $< $(LIB_A) -lbpf -lpthread
