@@ -34,7 +34,6 @@
 EMBED(for_obj, "arena_bpf_for.bpf.o");
 EMBED(refused_obj, "arena_bpf_for_refused.bpf.o");
 
-
 /* The end of what libbpf said (the verifier's log ends it). */
 static const char *log_tail(void)
 {

@@ -97,8 +97,6 @@ static int prog_tag(int prog_fd, __u8 tag[BPF_TAG_SIZE])
 	return 0;
 }
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ---- item 1: &arena is the arena ---- */
 
 /* Reads a 4-byte (or, high != 0, the high half of an 8-byte) field via &arena. */
@@ -111,7 +109,7 @@ static int read_field(int arena_fd, int off, bool high, __u32 *val)
 		I_EXIT(),
 	};
 	struct load l = { 0 };
-	int fd = load(insns, N(insns), &l), err;
+	int fd = load(insns, ARRAY_SIZE(insns), &l), err;
 
 	if (fd < 0)
 		return fd;
@@ -149,7 +147,7 @@ TEST(map_fields_read_through_arena_pointer)
 		};
 		struct load l = { 0 };
 
-		EXPECT_EQ(-EACCES, load(w, N(w), &l)) TH_LOG("log: %s", log_buf);
+		EXPECT_EQ(-EACCES, load(w, ARRAY_SIZE(w), &l)) TH_LOG("log: %s", log_buf);
 		EXPECT_NE(NULL, strstr(log_buf, "only read from bpf_"));
 	}
 	close(fd);
@@ -188,7 +186,7 @@ TEST(map_fields_read_through_arena_pointer_in_a_subprogram)
 		};
 		struct load l = { 0 };
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 	}
 	/* Twice, and after other loads: a freed view would be reused by now. */
@@ -242,7 +240,7 @@ static int view_probe_open(struct view_probe *vp)
 		attr.attach_btf_id = (__u32)id;
 		attr.attach_btf_obj_fd = (__u32)btf_fd;
 		attr.insns = (__u64)(uintptr_t)insns;
-		attr.insn_cnt = N(insns);
+		attr.insn_cnt = ARRAY_SIZE(insns);
 		attr.license = (__u64)(uintptr_t)"GPL";
 		attr.log_buf = (__u64)(uintptr_t)log_buf;
 		attr.log_size = sizeof(log_buf);
@@ -331,7 +329,7 @@ TEST(view_address_as_a_constant_stays_that_constant)
 		struct load l = { 0 };
 
 		usleep(20000);	/* the last view is freed by a work item */
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 		n = view_probe_take(&vp, views, 16);
 		ASSERT_LE(1, n);
@@ -397,7 +395,7 @@ TEST(program_naming_the_view_fd_is_refused)
 			insns[6].imm = 0;
 		}
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		/* EBADF: in the caller's own table the fd is free, as the stock answer */
 		EXPECT_EQ(-EBADF, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
 		EXPECT_NE(NULL, strstr(log_buf, "names the fd of the load's own map view"))
@@ -435,7 +433,7 @@ TEST(program_naming_the_companion_fd_is_refused)
 			insns[2].src_reg = BPF_PSEUDO_MAP_IDX;
 			insns[2].imm = 0;
 		}
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		EXPECT_EQ(-EBADF, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
 		if (kmod_is_loaded())
 			EXPECT_NE(NULL, strstr(log_buf, "companion map takes it"))
@@ -483,7 +481,7 @@ TEST(map_view_renewal_and_its_limit)
 		struct load l = { 0 };
 
 		view_renewals(renewals[k]);
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		view_renewals("0");
 		if (k < 2) {
 			__u32 got = 0;
@@ -531,7 +529,7 @@ TEST(alloc_max_entries_through_arena_pointer)
 		};
 		struct load l = { .fd_array = btf_fd ? fds : NULL };
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 	}
 	ASSERT_EQ(0, run(prog, &v));
@@ -588,7 +586,7 @@ TEST(runtime_map_argument_allocates_only_in_arenas)
 		attr.attach_btf_id = (__u32)target;
 		attr.prog_flags = BPF_F_SLEEPABLE;
 		attr.insns = (__u64)(uintptr_t)p;
-		attr.insn_cnt = N(p);
+		attr.insn_cnt = ARRAY_SIZE(p);
 		attr.license = (__u64)(uintptr_t)"GPL";
 		attr.fd_array = btf_fd ? (__u64)(uintptr_t)fds : 0;
 		attr.log_buf = (__u64)(uintptr_t)log_buf;
@@ -657,11 +655,11 @@ TEST(tag_is_the_stock_tag_of_the_users_program)
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 
-		fa = load(pa, N(pa), &l);
+		fa = load(pa, ARRAY_SIZE(pa), &l);
 		ASSERT_LE(0, fa) TH_LOG("log: %s", log_buf);
-		fb = load(pb, N(pb), &l);
+		fb = load(pb, ARRAY_SIZE(pb), &l);
 		ASSERT_LE(0, fb) TH_LOG("log: %s", log_buf);
-		fx = load(px, N(px), &l);
+		fx = load(px, ARRAY_SIZE(px), &l);
 		ASSERT_LE(0, fx) TH_LOG("log: %s", log_buf);
 	}
 	ASSERT_EQ(0, prog_tag(fa, ta));
@@ -767,7 +765,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_ATOMIC(BPF_DW, BPF_AND | BPF_FETCH, BPF_REG_1, BPF_REG_2, 0),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_OFF: {
@@ -775,7 +773,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_LD_MAP_VALUE(BPF_REG_1, a, 4 * PG + 1),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_CAST: {
@@ -783,7 +781,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_MOV64_IMM(BPF_REG_1, 0), I_CAST_KERN(BPF_REG_1, BPF_REG_1),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_TWO: {
@@ -792,7 +790,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_LD_MAP_FD(BPF_REG_2, b),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_NOADDR: {
@@ -800,7 +798,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_LD_MAP_FD(BPF_REG_1, noaddr),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_SLEEP:
@@ -825,7 +823,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			 * only with kfuncs_sleepable_only=Y.
 			 */
 			kmod_sleepable_only(true);
-			fd = load(p, N(p), &l);
+			fd = load(p, ARRAY_SIZE(p), &l);
 			kmod_sleepable_only(false);
 		}
 		if (btf_fd)
@@ -837,7 +835,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 		l.flags = BPF_F_TEST_RND_HI32;
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_GOTO: {
@@ -846,7 +844,7 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			I_MOV64_IMM(BPF_REG_0, 0),
 			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	}

@@ -12,22 +12,39 @@
 #include <linux/bpf.h>
 #include <stdint.h>
 
+/* Any instruction, field by field. */
+#define I_RAW(CODE, D, S, OFF, IMM) \
+	((struct bpf_insn){ .code = (CODE), .dst_reg = (D), .src_reg = (S), .off = (OFF), \
+			    .imm = (IMM) })
+
+/* ALU and moves. */
 #define I_ALU64_IMM(OP, D, IMM) \
 	((struct bpf_insn){ .code = BPF_ALU64 | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
 #define I_ALU64_REG(OP, D, S) \
 	((struct bpf_insn){ .code = BPF_ALU64 | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S })
+#define I_ALU32_IMM(OP, D, IMM) \
+	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
 #define I_ALU32_REG(OP, D, S) \
 	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S })
 #define I_MOV64_IMM(D, IMM)	I_ALU64_IMM(BPF_MOV, D, IMM)
 #define I_MOV64_REG(D, S)	I_ALU64_REG(BPF_MOV, D, S)
-/* addr_space_cast: BPF_ALU64 | BPF_MOV | BPF_X, off 1, imm (dst_as << 16) | src_as */
+#define I_MOV32_IMM(D, IMM)	I_ALU32_IMM(BPF_MOV, D, IMM)
+#define I_MOV32_REG(D, S)	I_ALU32_REG(BPF_MOV, D, S)
+
+/* addr_space_cast: BPF_ALU64 | BPF_MOV | BPF_X, off 1, imm (dst_as << 16) | src_as. */
 #define I_CAST(D, S, OFF, IMM) \
 	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = D, .src_reg = S, \
 			    .off = OFF, .imm = IMM })
 #define I_CAST_KERN(D, S)	I_CAST(D, S, 1, 1)
 #define I_CAST_USER(D, S)	I_CAST(D, S, 1, 1 << 16)
+
+/* Loads, stores, atomics. */
 #define I_LDX(SZ, D, S, OFF) \
 	((struct bpf_insn){ .code = BPF_LDX | BPF_SIZE(SZ) | BPF_MEM, .dst_reg = D, .src_reg = S, \
+			    .off = OFF })
+/* Sign-extending load (6.6+: BPF_MEMSX, 0x80, unknown to 6.1's header). */
+#define I_LDXSX(SZ, D, S, OFF) \
+	((struct bpf_insn){ .code = BPF_LDX | BPF_SIZE(SZ) | 0x80, .dst_reg = D, .src_reg = S, \
 			    .off = OFF })
 #define I_STX(SZ, D, S, OFF) \
 	((struct bpf_insn){ .code = BPF_STX | BPF_SIZE(SZ) | BPF_MEM, .dst_reg = D, .src_reg = S, \
@@ -38,33 +55,11 @@
 #define I_ATOMIC(SZ, OP, D, S, OFF) \
 	((struct bpf_insn){ .code = BPF_STX | BPF_SIZE(SZ) | BPF_ATOMIC, .dst_reg = D, \
 			    .src_reg = S, .off = OFF, .imm = OP })
+
+/* Jumps and calls. */
 #define I_JMP_IMM(OP, D, IMM, OFF) \
 	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_K, .dst_reg = D, .off = OFF, \
 			    .imm = IMM })
-#define I_JA(OFF)		((struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = OFF })
-/* gotol (6.4+): BPF_JMP32 | BPF_JA with the offset in imm. */
-#define I_GOTOL(IMM)		((struct bpf_insn){ .code = BPF_JMP32 | BPF_JA, .imm = IMM })
-/* may_goto (6.9+): BPF_JMP | BPF_JCOND (0xe0), src_reg BPF_MAY_GOTO (0). */
-#define I_MAY_GOTO(OFF)		((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
-#define I_CALL_REL(OFF) \
-	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = OFF })
-#define I_CALL_HELPER(ID)	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = ID })
-#define I_EXIT()		((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
-/* Two slots. */
-#define I_LD_PSEUDO(D, SRC, IMM) \
-	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, .src_reg = SRC, \
-			    .imm = IMM }), \
-	((struct bpf_insn){ 0 })
-#define I_LD_MAP_FD(D, FD)	I_LD_PSEUDO(D, BPF_PSEUDO_MAP_FD, FD)
-#define I_LD_FUNC(D, OFF)	I_LD_PSEUDO(D, BPF_PSEUDO_FUNC, OFF)
-#define I_LD_IMM64(D, V) \
-	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
-			    .imm = (int32_t)(uint32_t)(V) }), \
-	((struct bpf_insn){ .imm = (int32_t)(uint32_t)((uint64_t)(V) >> 32) })
-
-#define I_ALU32_IMM(OP, D, IMM) \
-	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
-#define I_MOV32_REG(D, S)	I_ALU32_REG(BPF_MOV, D, S)
 #define I_JMP_REG(OP, D, S, OFF) \
 	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
 			    .off = OFF })
@@ -74,14 +69,40 @@
 #define I_JMP32_REG(OP, D, S, OFF) \
 	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
 			    .off = OFF })
+#define I_JA(OFF)		((struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = OFF })
+/* gotol (6.4+): BPF_JMP32 | BPF_JA with the offset in imm. */
+#define I_GOTOL(IMM)		((struct bpf_insn){ .code = BPF_JMP32 | BPF_JA, .imm = IMM })
+/* may_goto (6.9+): BPF_JMP | BPF_JCOND (0xe0), src_reg BPF_MAY_GOTO (0). */
+#define I_MAY_GOTO(OFF)		((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
+#define I_CALL_REL(OFF) \
+	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = OFF })
+#define I_CALL_HELPER(ID)	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = ID })
 #define I_CALL_KFUNC(BTF_ID, FD_IDX) \
 	((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, \
 			    .off = FD_IDX, .imm = BTF_ID })
-/* Two slots: ld_imm64 D, &map_value(FD) + OFF. */
+#define I_EXIT()		((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
+
+/* ld_imm64: two slots each.  D = IMM, of the kind src_reg SRC (a BPF_PSEUDO_*) says. */
+#define I_LD_PSEUDO(D, SRC, IMM) \
+	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, .src_reg = SRC, \
+			    .imm = IMM }), \
+	((struct bpf_insn){ 0 })
+#define I_LD_MAP_FD(D, FD)	I_LD_PSEUDO(D, BPF_PSEUDO_MAP_FD, FD)
+#define I_LD_FUNC(D, OFF)	I_LD_PSEUDO(D, BPF_PSEUDO_FUNC, OFF)
+/* ld_imm64 D, &map_value(FD) + OFF. */
 #define I_LD_MAP_VALUE(D, FD, OFF) \
 	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
 			    .src_reg = BPF_PSEUDO_MAP_VALUE, .imm = FD }), \
 	((struct bpf_insn){ .imm = OFF })
+#define I_LD_IMM64(D, V) \
+	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, \
+			    .imm = (int32_t)(uint32_t)(V) }), \
+	((struct bpf_insn){ .imm = (int32_t)(uint32_t)((uint64_t)(V) >> 32) })
+/* ld_imm64 D with src_reg SRC, the immediate given as its two halves. */
+#define I_LD_IMM64_PAIR(D, SRC, LO, HI) \
+	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D, .src_reg = SRC, \
+			    .imm = LO }), \
+	((struct bpf_insn){ .imm = HI })
 
 /* Carrier constants (PLACEHOLDERS.md). */
 #define PH_K1(KIND, SZ, EXTRA, OFF) \
