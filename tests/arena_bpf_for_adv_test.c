@@ -21,24 +21,6 @@
 
 EMBED(adv_obj, "arena_bpf_for_adv.bpf.o");
 
-/* Loads only `name`; its fd, or -1 (the log in libbpf_msgs). */
-static int load_one(struct bpf_object **objp, const char *name)
-{
-	struct bpf_object *obj;
-	struct bpf_program *p;
-
-	libbpf_capture(false);
-	obj = bpf_object__open_mem(adv_obj_start, adv_obj_end - adv_obj_start, NULL);
-	if (libbpf_get_error(obj))
-		return -1;
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
-	*objp = obj;
-	if (bpf_object__load(obj))
-		return -1;
-	return obj_prog_fd(obj, name);
-}
-
 static long run(int fd, void *ctx, size_t size, double *secs)
 {
 	double t0 = now();
@@ -61,7 +43,7 @@ static const char *refusal(void)
 	int fd;									\
 	double secs;								\
 	NEED_ARENA();								\
-	fd = load_one(&obj, name);						\
+	fd = obj_load_one(adv_obj_start, adv_obj_end, name, &obj);		\
 	ASSERT_LE(0, fd) TH_LOG("%s refused: %.1500s", name, refusal())
 
 /* The programs use an arena: the module or a 6.9+ kernel. */
@@ -78,7 +60,7 @@ static const char *refusal(void)
 										\
 		NEED_ARENA();							\
 		if (!kernel_has_native_arena()) {				\
-			ASSERT_GT(0, load_one(&o61, name));			\
+			ASSERT_GT(0, obj_load_one(adv_obj_start, adv_obj_end, name, &o61)); \
 			bpf_object__close(o61);					\
 			EXPECT_NE(NULL, strstr(libbpf_msgs, text))		\
 				TH_LOG("%.1500s", refusal());			\
@@ -105,7 +87,7 @@ TEST(nest5_names_bpf_for)
 	NEED_ARENA();
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 runs five nested bpf_for loops (test nest5)");
-	ASSERT_GT(0, load_one(&obj, "nest5"));
+	ASSERT_GT(0, obj_load_one(adv_obj_start, adv_obj_end, "nest5", &obj));
 	bpf_object__close(obj);
 	ASSERT_NE(NULL, strstr(libbpf_msgs, "bpf_arena: insn")) TH_LOG("%s", refusal());
 	EXPECT_NE(NULL, strstr(refusal(), "bpf_for")) TH_LOG("%.300s", refusal());

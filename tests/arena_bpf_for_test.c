@@ -174,24 +174,6 @@ TEST_F(iter, nested_for_and_repeat)
 	EXPECT_EQ(0, ctx[3]);
 }
 
-/* Opens the second object and loads only `name`: its fd, or -errno with the log kept. */
-static int load_one(struct bpf_object **obj, const char *name)
-{
-	struct bpf_program *p;
-	int err;
-
-	libbpf_capture(false);
-	*obj = bpf_object__open_mem(refused_obj_start, refused_obj_end - refused_obj_start, NULL);
-	if (libbpf_get_error(*obj))
-		return -EINVAL;
-	bpf_object__for_each_program(p, *obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
-	err = bpf_object__load(*obj);
-	if (err)
-		return err;
-	return obj_prog_fd(*obj, name);
-}
-
 /* The module translates iterators in any program, arena or not. */
 TEST(no_arena_program)
 {
@@ -199,7 +181,7 @@ TEST(no_arena_program)
 	__u64 ctx[2] = { 100, 0 };
 	int fd;
 
-	fd = load_one(&obj, "no_arena");
+	fd = obj_load_one(refused_obj_start, refused_obj_end, "no_arena", &obj);
 	ASSERT_LE(0, fd) TH_LOG("%s", log_tail());
 	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(4950, ctx[1]);
@@ -258,7 +240,7 @@ TEST(reset_iterator)
 	struct timespec t0, t1;
 	int fd;
 
-	fd = load_one(&obj, "reset_iter");
+	fd = obj_load_one(refused_obj_start, refused_obj_end, "reset_iter", &obj);
 	if (kernel_has_native_arena()) {
 		/* 6.12's verifier protects the iterator's slot. */
 		ASSERT_EQ(-EINVAL, fd);

@@ -52,27 +52,12 @@ static int run(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
-	size_t n = 0;
-	FILE *p;
-	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < sizeof(out)) {
-		size_t r = fread(out + n, 1, sizeof(out) - 1 - n, p);
-
-		if (!r)
-			break;
-		n += r;
-	}
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_cmd(cmd, out, sizeof(out));
 }
 
 /*

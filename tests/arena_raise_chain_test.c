@@ -189,22 +189,6 @@ FIXTURE_TEARDOWN(chain)
 	close(self->fd);
 }
 
-/* Loads p and runs it on ctx; returns the program's r0 or -errno. */
-static long run(struct __test_metadata *_metadata, const struct bpf_insn *p, unsigned int n,
-		uint64_t *ctx)
-{
-	int fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-	long r;
-
-	if (fd < 0) {
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-		return fd;
-	}
-	r = run_syscall_prog(fd, ctx, CTX_N * sizeof(*ctx));
-	close(fd);
-	return r;
-}
-
 static const char *const levels[] = { "0", "1", "2" };
 
 TEST_F(chain, results_equal_with_and_without_the_chain)
@@ -237,9 +221,10 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 						*(uint64_t *)(q + 8) = 0xb0b0b0b0b0b0b0b0ULL + c;
 						*(uint64_t *)(q + 16) = 0;
 					}
-					ASSERT_EQ(7, run(_metadata, p,
-							 chain_prog(p, self->fd, &cases[c], after),
-							 x)) TH_LOG("%s", cases[c].name);
+					ASSERT_EQ(7, load_run_once(p, chain_prog(p, self->fd, &cases[c],
+										  after),
+								   x, CTX_N * sizeof(*x), vlog, LOG_SIZE))
+						TH_LOG("%s", cases[c].name);
 					EXPECT_EQ(faulting ? 0 : 0xa0a0a0a0a0a0a0a0ULL + c, x[2])
 						TH_LOG("%s, harden %s, after %u", cases[c].name,
 						       levels[lv], after);
@@ -325,7 +310,7 @@ TEST_F(chain, ninth_instruction_ends_the_chain)
 			memset(ctx, 0, sizeof(ctx));
 			/* both runs fault (nothing populates the page) */
 			ctx[0] = (uint64_t)(unsigned long)(self->base + (1 + n - 8) * PG);
-			ASSERT_EQ(7, run(_metadata, p, cnt, ctx));
+			ASSERT_EQ(7, load_run_once(p, cnt, ctx, sizeof(ctx), vlog, LOG_SIZE));
 			EXPECT_EQ(1 + 3 * n, ctx[4]);
 			EXPECT_EQ(0, ctx[2]);
 			EXPECT_EQ(0, ctx[3]);

@@ -50,21 +50,6 @@ FIXTURE_TEARDOWN(opt)
 	close(self->fd);
 }
 
-static long run(struct __test_metadata *_metadata, const struct bpf_insn *insns, unsigned int n,
-		uint64_t *ctx, size_t ctx_size)
-{
-	int fd = load_syscall_prog(insns, n, vlog, LOG_SIZE);
-	long r;
-
-	if (fd < 0)
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-	if (fd < 0)
-		return fd;
-	r = run_syscall_prog(fd, ctx, ctx_size);
-	close(fd);
-	return r;
-}
-
 /*
  * ctx[0] = p (user address), ctx[1] = v.  Adjacent through r2: three loads of
  * three sizes, two stores, a load back; then an ALU instruction with an
@@ -119,7 +104,7 @@ TEST_F(opt, adjacent_accesses_under_every_jit_harden_setting)
 		*(uint64_t *)q = 0xa0a0a0a0a0a0a0a0ULL + i;
 		*(uint32_t *)(q + 8) = 0xb1b2b3b4 + i;
 		q[13] = (char)(0xc0 + i);
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0xa0a0a0a0a0a0a0a0ULL + i, ctx[2]);
 		EXPECT_EQ(0xb1b2b3b4ULL + i, ctx[3]);
 		EXPECT_EQ(0xc0ULL + i, ctx[4]);
@@ -141,7 +126,7 @@ TEST_F(opt, adjacent_accesses_fault_under_every_jit_harden_setting)
 		uint64_t ctx[7] = { (uint64_t)(unsigned long)q, 0x99, 5, 5, 5, 5, 5 };
 
 		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0, ctx[2]);
 		EXPECT_EQ(0, ctx[3]);
 		EXPECT_EQ(0, ctx[4]);
@@ -185,12 +170,12 @@ TEST_F(opt, long_chain_every_access_faults)
 
 		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 		*(uint64_t *)(q + 8 * (CHAIN - 1)) = 0x77 + i;
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0x77 + i, ctx[1]);
 		/* unpopulated: all CHAIN loads fault (the last after a re-materialisation) */
 		ctx[0] = (uint64_t)(unsigned long)(self->base + (5 + i % 2) * PG + 256 * i);
 		ctx[1] = 5;
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0, ctx[1]);
 	}
 }
@@ -205,7 +190,8 @@ TEST_F(opt, fault_at_every_chain_position)
 		unsigned int n = chain_prog(p, self->fd, len);
 		uint64_t ctx[2] = { (uint64_t)(unsigned long)(self->base + 7 * PG), 5 };
 
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx))) TH_LOG("chain of %d", len);
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE))
+			TH_LOG("chain of %d", len);
 		EXPECT_EQ(0, ctx[1]) TH_LOG("chain of %d", len);
 	}
 }
@@ -285,7 +271,7 @@ TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
 			for (path = 0; path < 2; path++) {
 				uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
 
-				ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+				ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 				EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
 					TH_LOG("to L %u, bpf_jit_harden %s, path %u", to_l,
 					       levels[i], path);
@@ -347,7 +333,8 @@ TEST_F(opt, access_after_32bit_arithmetic_drops_zero_extension)
 
 			ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 			*(uint64_t *)(q + 8) = 0x6b6b000000000000ULL + i;
-			ASSERT_EQ(7, run(_metadata, p, arith_prog(p, self->fd, add), ctx, sizeof(ctx)));
+			ASSERT_EQ(7, load_run_once(p, arith_prog(p, self->fd, add), ctx, sizeof(ctx),
+						   vlog, LOG_SIZE));
 			EXPECT_EQ(0x6b6b000000000000ULL + i, ctx[1])
 				TH_LOG("add %u, bpf_jit_harden %s", add, levels[i]);
 		}

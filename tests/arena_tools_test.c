@@ -23,22 +23,6 @@
 
 #define PG 4096
 
-/* Runs a shell command; returns its exit status and its output in out. */
-static int run(const char *cmd, char *out, size_t size)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-	int st;
-
-	if (!p)
-		return -1;
-	while (n + 1 < size && !feof(p))
-		n += fread(out + n, 1, size - 1 - n, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 TEST(bpftool_shows_lists_and_refuses_to_dump_an_arena)
 {
 	char cmd[128], out[8192];
@@ -49,20 +33,20 @@ TEST(bpftool_shows_lists_and_refuses_to_dump_an_arena)
 	id = map_id(fd);
 	ASSERT_NE(0, id);
 	snprintf(cmd, sizeof(cmd), "bpftool map show id %u 2>&1", id);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	/* bpftool 7.1 has no name for type 33: it prints the number. */
 	EXPECT_NE(NULL, strstr(out, "type 33")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "name tool_arena"));
 	EXPECT_NE(NULL, strstr(out, "max_entries 64"));
 	EXPECT_NE(NULL, strstr(out, "flags 0x400"));
 	snprintf(cmd, sizeof(cmd), "bpftool -j map show id %u 2>&1", id);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"type\":33")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run("bpftool map list 2>&1", out, sizeof(out)));
+	ASSERT_EQ(0, run_cmd("bpftool map list 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "tool_arena"));
 	/* No elements to walk: get_next_key is EOPNOTSUPP, a clean failure. */
 	snprintf(cmd, sizeof(cmd), "bpftool map dump id %u 2>&1", id);
-	run(cmd, out, sizeof(out));
+	run_cmd(cmd, out, sizeof(out));
 	EXPECT_EQ(NULL, strstr(out, "Segmentation")) TH_LOG("%s", out);
 	close(fd);
 }

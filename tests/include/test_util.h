@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -306,6 +307,26 @@ static inline long run_syscall_prog(int fd, void *ctx, size_t ctx_size)
 	if (bpf_sys(BPF_PROG_TEST_RUN, &attr))
 		return -errno;
 	return attr.test.retval;
+}
+
+/*
+ * Loads cnt insns as a sleepable SYSCALL program (the verifier's log in log,
+ * and on stderr if the load fails), runs it once on ctx (copied back) and
+ * closes it: r0, or -errno.
+ */
+static inline long load_run_once(const struct bpf_insn *insns, unsigned int cnt, void *ctx,
+				 size_t ctx_size, char *log, size_t log_size)
+{
+	int fd = load_syscall_prog(insns, cnt, log, log_size);
+	long r;
+
+	if (fd < 0) {
+		fprintf(stderr, "# load: %s\n%s\n", strerror(-fd), log);
+		return fd;
+	}
+	r = run_syscall_prog(fd, ctx, ctx_size);
+	close(fd);
+	return r;
 }
 
 /*
@@ -627,6 +648,30 @@ static inline bool write_num(const char *path, long long v)
 
 	snprintf(s, sizeof(s), "%lld", v);
 	return write_str(path, s);
+}
+
+/*
+ * Runs shell command cmd, its output in out (size bytes, NUL-terminated):
+ * its exit status, -1 if it did not exit.
+ */
+static inline int run_cmd(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int st;
+
+	if (!p)
+		return -1;
+	while (n + 1 < size) {
+		size_t r = fread(out + n, 1, size - 1 - n, p);
+
+		if (!r)
+			break;
+		n += r;
+	}
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* ---- the module ---- */
@@ -1285,6 +1330,30 @@ static inline int obj_global(struct bpf_object *obj, const char *var, void *val,
 	}
 	return -ENOENT;
 }
+/*
+ * Opens the object embedded at start..end and loads only its program name,
+ * libbpf's messages captured (libbpf_capture()): that program's fd, or
+ * -errno; *objp is the object (NULL if it did not open).
+ */
+static inline int obj_load_one(const char *start, const char *end, const char *name,
+			       struct bpf_object **objp)
+{
+	struct bpf_program *p;
+	struct bpf_object *obj;
+	int err;
+
+	libbpf_capture(false);
+	*objp = NULL;
+	obj = bpf_object__open_mem(start, (size_t)(end - start), NULL);
+	if (libbpf_get_error(obj))
+		return -EINVAL;
+	*objp = obj;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
+	err = bpf_object__load(obj);
+	return err ?: obj_prog_fd(obj, name);
+}
+
 /* Sets __u32 global var of .bss/.data; 0 or -errno. */
 static inline int obj_set_u32(struct bpf_object *obj, const char *var, __u32 v)
 {
