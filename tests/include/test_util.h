@@ -2,12 +2,14 @@
 /*
  * What the tests need of the system besides their programs' instructions
  * (bpf_insn.h): bpf(2) without libbpf (maps, arenas, raw programs, kernel
- * BTF), the module, files of sysfs and procfs, memory figures,
- * capabilities and cgroups.  Nothing here uses the project's library or
- * headers, so a test can prove the kernel's ABI with it alone
- * (arena_abi_test).  Two more sections exist where a test included their
- * headers first: /dev/bpf_arena's (<linux/bpf_arena.h>) and libbpf's
- * (<bpf/libbpf.h>).
+ * BTF), the module, files of sysfs and procfs, memory figures, faults,
+ * capabilities and cgroups.  That part uses nothing of the project, so a
+ * test can prove the kernel's ABI with it alone (arena_abi_test).  Two more
+ * sections exist where a test included their headers first: /dev/bpf_arena's
+ * (<linux/bpf_arena.h>, the module's uapi) and libbpf's (<bpf/libbpf.h>; it
+ * also uses libbpfarena's bpf_arena_object_prepare()).  The helpers that
+ * fail a test (LOAD_RUN(), obj_run_ctx(), ...) want kselftest_harness.h
+ * included first.
  */
 #ifndef BPF_ARENA_TESTS_TEST_UTIL_H
 #define BPF_ARENA_TESTS_TEST_UTIL_H
