@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/anon_inodes.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/capability.h>
@@ -121,13 +122,13 @@ static int dev_cap_check(kuid_t uid, bool *dying)
 	struct bpf_arena *a;
 
 	lockdep_assert_held(&dev_arenas_lock);
-	list_for_each_entry(a, &dev_arenas, dev_node) {
+	list_for_each_entry(a, &dev_arenas, dev.node) {
 		/* A refcount that reached 0 stays 0: the free is queued. */
 		bool d = !atomic64_read(&a->map.refcnt);
 
 		all++;
 		dying_all |= d;
-		if (uid_eq(a->dev_uid, uid)) {
+		if (uid_eq(a->dev.uid, uid)) {
 			mine++;
 			dying_mine |= d;
 		}
@@ -154,9 +155,9 @@ static int arena_dev_account(struct bpf_arena *arena)
 		spin_lock(&dev_arenas_lock);
 		err = dev_cap_check(uid, &dying);
 		if (!err) {
-			arena->dev_uid = uid;
-			arena->dev_counted = true;
-			list_add(&arena->dev_node, &dev_arenas);
+			arena->dev.uid = uid;
+			arena->dev.counted = true;
+			list_add(&arena->dev.node, &dev_arenas);
 		}
 		gen = dev_arenas_gen;
 		spin_unlock(&dev_arenas_lock);
@@ -182,11 +183,11 @@ static int arena_dev_account(struct bpf_arena *arena)
 
 static void arena_dev_unaccount(struct bpf_arena *arena)
 {
-	if (!arena->dev_counted)
+	if (!arena->dev.counted)
 		return;
 	spin_lock(&dev_arenas_lock);
-	list_del(&arena->dev_node);
-	arena->dev_counted = false;
+	list_del(&arena->dev.node);
+	arena->dev.counted = false;
 	dev_arenas_gen++;
 	spin_unlock(&dev_arenas_lock);
 	wake_up_all(&dev_arenas_wq);
@@ -242,12 +243,12 @@ struct bpf_arena *arena_create(const union bpf_attr *attr, bool need_cap)
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
 	spin_lock_init(&map->owner_lock);
-	INIT_LIST_HEAD(&arena->dev_node);
+	INIT_LIST_HEAD(&arena->dev.node);
 	arena_stats_init(&arena->stats);
 
 	if (!need_cap) {
 		/* The caps first: nothing large is reserved past them. */
-		arena->dev = true;
+		arena->dev.created = true;
 		err = arena_dev_account(arena);
 		if (err)
 			goto free;
@@ -299,16 +300,27 @@ free:
 	return ERR_PTR(err);
 }
 
-int arena_new_map_fd(struct bpf_arena *arena, int flags)
+int arena_new_map_file(struct bpf_arena *arena, int flags, struct file **filep)
 {
-	int fd;
+	struct file *file;
+	int fd, err;
 
+	/* As bpf_map_new_fd(), with the number reserved, not installed. */
+	err = ksyms.security_bpf_map(&arena->map, OPEN_FMODE(flags));
+	if (err)
+		return err;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
 	bpf_map_inc_with_uref(&arena->map);
-	fd = ksyms.bpf_map_new_fd(&arena->map, flags);
-	if (fd < 0) {
+	file = anon_inode_getfile("bpf-map", ksyms.bpf_map_fops, &arena->map, flags | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
 		atomic64_dec(&arena->map.usercnt);
 		bpf_map_put(&arena->map);
+		return PTR_ERR(file);
 	}
+	*filep = file;
 	return fd;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Arena pages: the kernel window, allocation, free and the page behind a
- * user fault.  Semantics follow upstream kernel/bpf/arena.c (6.12).
+ * The sleepable paths of arena memory: the window's creation and
+ * destruction, the user range, allocation, free, reservation, prefault and
+ * the page behind a user fault.  Semantics follow upstream
+ * kernel/bpf/arena.c (6.12).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,27 +20,6 @@
 
 #include "arena.h"
 #include "ksyms.h"
-
-u64 arena_clear_lo32(u64 val)
-{
-	return val & ~(u64)~0U;
-}
-
-/* Page offset of a user address inside the arena, from its low 32 bits. */
-u64 arena_compute_pgoff(const struct bpf_arena *arena, u64 uaddr)
-{
-	return (u32)(uaddr - (u32)arena->user_vm_start) >> PAGE_SHIFT;
-}
-
-u64 arena_page_cnt_max(const struct bpf_arena *arena)
-{
-	return (arena->user_vm_end - arena->user_vm_start) >> PAGE_SHIFT;
-}
-
-unsigned long arena_kaddr(const struct bpf_arena *arena, u32 uaddr32)
-{
-	return arena->kern_vm_start + uaddr32;
-}
 
 int arena_mem_init(struct bpf_arena *arena)
 {
@@ -68,199 +49,12 @@ int arena_set_user_range(struct bpf_arena *arena, u64 start, u64 end)
 			GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!used)
 		return -ENOMEM;
-	arena->used = used;
-	arena->resv = used + longs;
-	arena->freeing = used + 2 * longs;
+	arena->bits.used = used;
+	arena->bits.resv = used + longs;
+	arena->bits.freeing = used + 2 * longs;
 	arena->user_vm_end = end;
 	/* Lock-free readers test start (arena_has_range()) before the rest. */
 	smp_store_release(&arena->user_vm_start, start);
-	return 0;
-}
-
-/* Marks [pgoff, pgoff + n) used if all of it is free. */
-bool arena_range_reserve(struct bpf_arena *arena, unsigned long pgoff, unsigned long n)
-{
-	if (find_next_bit(arena->used, pgoff + n, pgoff) < pgoff + n)
-		return false;
-	bitmap_set(arena->used, pgoff, n);
-	return true;
-}
-
-/* Finds and marks the first free run of n pages. */
-bool arena_range_alloc(struct bpf_arena *arena, unsigned long *pgoff, unsigned long n)
-{
-	unsigned long max = arena_page_cnt_max(arena);
-	unsigned long start = bitmap_find_next_zero_area(arena->used, max, 0, n, 0);
-
-	if (start >= max)
-		return false;
-	bitmap_set(arena->used, start, n);
-	*pgoff = start;
-	return true;
-}
-
-struct page *arena_page_alloc(struct bpf_arena *arena, int node_id,
-			      struct arena_payer *payer)
-{
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_ACCOUNT;
-	struct mem_cgroup *old, *memcg = arena->memcg;
-	struct page *page;
-
-	/*
-	 * User space caused this page: no OOM kill (global or memcg) could
-	 * free it, since nobody's RSS holds it, so fail instead; the payer's
-	 * memcg limits it.
-	 */
-	if (payer) {
-		gfp |= __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
-		memcg = payer->memcg;
-	}
-	old = set_active_memcg(memcg);
-	page = alloc_pages_node(node_id, gfp, 0);
-	set_active_memcg(old);
-	return page;
-}
-
-static int set_pte_cb(pte_t *pte, unsigned long addr, void *data)
-{
-	struct page ***pages = data;
-
-	if (WARN_ON_ONCE(!pte_none(ptep_get(pte))))
-		return -EBUSY;
-	set_pte_at(ksyms.init_mm, addr, pte, mk_pte(**pages, PAGE_KERNEL));
-	(*pages)++;
-	return 0;
-}
-
-struct clear_ctx {
-	struct page **pages;
-	unsigned int nr;
-};
-
-static int clear_pte_cb(pte_t *pte, unsigned long addr, void *data)
-{
-	struct clear_ctx *ctx = data;
-	pte_t old = ptep_get_and_clear(ksyms.init_mm, addr, pte);
-
-	if (!pte_none(old))
-		ctx->pages[ctx->nr++] = pte_page(old);
-	return 0;
-}
-
-/*
- * Clears [kaddr, kaddr + n pages) of the window and returns the pages that
- * were mapped there; plock held.  The caller flushes the TLB (not under
- * plock: flush_tlb_kernel_range() needs interrupts on).
- */
-static unsigned int kern_clear(unsigned long kaddr, unsigned int n, struct page **pages)
-{
-	struct clear_ctx ctx = { .pages = pages };
-
-	if (!n)
-		return 0;
-	apply_to_existing_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
-				     clear_pte_cb, &ctx);
-	return ctx.nr;
-}
-
-static void kern_flush(unsigned long kaddr, unsigned int n)
-{
-	if (!n)
-		return;
-	ksyms.flush_tlb_kernel_range(kaddr, kaddr + ((unsigned long)n << PAGE_SHIFT));
-}
-
-/*
- * Maps n pages at kaddr, whose page tables exist (arena_populate_tables()),
- * so apply_to_page_range() allocates nothing here; plock held.  (Its
- * _existing_ variant would skip the empty PTEs.)  Returns how many were
- * mapped: all of them unless a PTE is not empty, which the invariant excludes.
- */
-static unsigned int kern_map(unsigned long kaddr, unsigned int n, struct page **pages)
-{
-	struct page **cursor = pages;
-
-	apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
-			    set_pte_cb, &cursor);
-	return cursor - pages;
-}
-
-unsigned long arena_plock(struct bpf_arena *arena)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&arena->plock, flags);
-	WRITE_ONCE(arena->plock_owner, raw_smp_processor_id());
-	return flags;
-}
-
-void arena_punlock(struct bpf_arena *arena, unsigned long flags)
-{
-	WRITE_ONCE(arena->plock_owner, -1);
-	raw_spin_unlock_irqrestore(&arena->plock, flags);
-}
-
-/*
- * How often a non-sleepable caller retries a busy plock before giving up
- * (65536 cpu_relax(): about a millisecond or two): holders keep it for
- * short sections (at most PLOCK_BATCH pages of page table work, or the
- * GFP_NOWAIT allocations of one call), so only a holder that waits on the
- * caller (an ABBA through a lock the program's context holds) or heavy
- * contention runs into it.
- */
-#define PLOCK_SPINS	(1U << 16)
-
-bool arena_plock_nosleep(struct bpf_arena *arena, unsigned long *flags)
-{
-	unsigned int spins;
-
-	local_irq_save(*flags);
-	for (spins = 0; spins < PLOCK_SPINS; spins++) {
-		if (raw_spin_trylock(&arena->plock)) {
-			WRITE_ONCE(arena->plock_owner, raw_smp_processor_id());
-			return true;
-		}
-		/*
-		 * The holder is the code this program interrupted (kprobe,
-		 * fentry or NMI inside arena code): it cannot finish first.
-		 */
-		if (READ_ONCE(arena->plock_owner) == raw_smp_processor_id())
-			break;
-		cpu_relax();
-	}
-	local_irq_restore(*flags);
-	atomic64_inc(&arena->lock_busy);
-	return false;
-}
-
-bool arena_node_ok(int node_id)
-{
-	return node_id == NUMA_NO_NODE ||
-	       ((unsigned int)node_id < nr_node_ids && node_online(node_id));
-}
-
-int arena_alloc_check(const struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
-		      int node_id, unsigned long *pgoff)
-{
-	u64 page_cnt_max;
-
-	if (!arena_has_range(arena))
-		return -ENXIO;
-	page_cnt_max = arena_page_cnt_max(arena);
-	if (!page_cnt || !arena_node_ok(node_id))
-		return -EINVAL;
-	if (page_cnt > page_cnt_max)
-		return -ERANGE;
-	*pgoff = 0;
-	if (uaddr) {
-		if (uaddr & ~PAGE_MASK)
-			return -EINVAL;
-		if (uaddr < arena->user_vm_start || uaddr >= arena->user_vm_end)
-			return -ERANGE;
-		*pgoff = arena_compute_pgoff(arena, uaddr);
-		if (*pgoff > page_cnt_max - page_cnt)
-			return -ERANGE;
-	}
 	return 0;
 }
 
@@ -328,19 +122,18 @@ long arena_alloc_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	if (ret)
 		goto out_free;
 	flags = arena_plock(arena);
-	mapped = kern_map(kaddr, page_cnt, pages);
+	mapped = arena_window_map(kaddr, page_cnt, pages);
 	if (mapped != page_cnt) {
-		kern_clear(kaddr, mapped, pages);
+		arena_window_clear(arena, kaddr, mapped, pages);
 		arena_punlock(arena, flags);
-		kern_flush(kaddr, mapped);
+		arena_window_flush(kaddr, mapped);
 		ret = -EBUSY;
 		goto out_free;
 	}
 	arena_punlock(arena, flags);
 	for (i = 0; i < page_cnt; i++)
 		arena_page_attach_payer(pages[i], payer);
-	atomic64_add(page_cnt, &arena->pages);
-	atomic64_add(page_cnt, &arena->kern_allocs);
+	arena_stat_add(arena, pages, page_cnt);
 	mutex_unlock(&arena->lock);
 	if (pages != small)
 		kvfree(pages);
@@ -351,8 +144,8 @@ out_free:
 	for (i = 0; i < page_cnt && pages[i]; i++)
 		__free_page(pages[i]);
 	flags = arena_plock(arena);
-	bitmap_clear(arena->used, pgoff, page_cnt);
-	bitmap_clear(arena->freeing, pgoff, page_cnt);
+	bitmap_clear(arena->bits.used, pgoff, page_cnt);
+	bitmap_clear(arena->bits.freeing, pgoff, page_cnt);
 	arena_punlock(arena, flags);
 	arena_trim_tables(arena, pgoff, page_cnt);
 out_unlock:
@@ -420,7 +213,7 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		cond_resched();
 		flags = arena_plock(arena);
 		/* Nothing used here: no page, no mapping, nothing to flush. */
-		if (find_next_bit(arena->used, pgoff + n, pgoff) >= pgoff + n) {
+		if (find_next_bit(arena->bits.used, pgoff + n, pgoff) >= pgoff + n) {
 			arena_punlock(arena, flags);
 			continue;
 		}
@@ -431,20 +224,20 @@ long arena_free_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 		 * is dropped for the flush and zap, and lose when the batch is
 		 * made free below.
 		 */
-		bitmap_set(arena->used, pgoff, n);
-		nr = kern_clear(kaddr, n, pages);
+		bitmap_set(arena->bits.used, pgoff, n);
+		nr = arena_window_clear(arena, kaddr, n, pages);
 		arena_punlock(arena, flags);
-		kern_flush(kaddr, n);
+		arena_window_flush(kaddr, n);
 		/* User mappings before the range is reusable, so nobody reaches a freed page. */
 		if (free_needs_zap(pages, n, nr))
 			arena_zap(arena, pgoff, n);
 		flags = arena_plock(arena);
-		bitmap_clear(arena->used, pgoff, n);
-		bitmap_clear(arena->resv, pgoff, n);
-		bitmap_clear(arena->freeing, pgoff, n);
+		bitmap_clear(arena->bits.used, pgoff, n);
+		bitmap_clear(arena->bits.resv, pgoff, n);
+		bitmap_clear(arena->bits.freeing, pgoff, n);
 		arena_punlock(arena, flags);
-		atomic64_sub(nr, &arena->pages);
-		atomic64_add(nr, &arena->kern_frees);
+		arena_stat_sub(arena, pages, nr);
+		arena_stat_add(arena, freed, nr);
 		for (i = 0; i < nr; i++) {
 			arena_page_release_payer(pages[i]);
 			__free_page(pages[i]);
@@ -475,155 +268,14 @@ int arena_reserve_pages(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	if (!arena_plock_nosleep(arena, &flags))
 		return -EBUSY;
 	/* Cannot reserve pages that are allocated (or reserved). */
-	if (find_next_bit(arena->used, pgoff + page_cnt, pgoff) < pgoff + page_cnt) {
+	if (find_next_bit(arena->bits.used, pgoff + page_cnt, pgoff) < pgoff + page_cnt) {
 		ret = -EBUSY;
 	} else {
-		bitmap_set(arena->used, pgoff, page_cnt);
-		bitmap_set(arena->resv, pgoff, page_cnt);
+		bitmap_set(arena->bits.used, pgoff, page_cnt);
+		bitmap_set(arena->bits.resv, pgoff, page_cnt);
 	}
 	arena_punlock(arena, flags);
 	return ret;
-}
-
-/* Page table work per plock hold (bounds what a non-sleepable caller waits for). */
-#define PLOCK_BATCH	128UL
-/* One pass: at most this many pages and runs, one TLB flush. */
-#define PASS_PAGES	4096U
-#define PASS_RUNS	256U
-#define SMALL_PASS	16U
-
-/* Clears the kernel PTEs of up to the limits of freeing pages; the runs done. */
-static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
-				     struct page **pages, unsigned int max_pages,
-				     unsigned long *runs, unsigned int max_runs,
-				     unsigned int *nr_pages)
-{
-	unsigned long s = 0, e, flags;
-	unsigned int nruns = 0, n;
-
-	*nr_pages = 0;
-	while (nruns < max_runs && *nr_pages < max_pages) {
-		flags = arena_plock(arena);
-		s = find_next_bit(arena->freeing, max, s);
-		if (s >= max) {
-			arena_punlock(arena, flags);
-			break;
-		}
-		n = min3(max - s, (unsigned long)(max_pages - *nr_pages), PLOCK_BATCH);
-		e = find_next_zero_bit(arena->freeing, s + n, s);
-		/* The run stays used (and freeing) until no mapping of it is left. */
-		*nr_pages += kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
-								 (s << PAGE_SHIFT))),
-					e - s, pages + *nr_pages);
-		arena_punlock(arena, flags);
-		runs[2 * nruns] = s;
-		runs[2 * nruns + 1] = e;
-		nruns++;
-		s = e;
-	}
-	return nruns;
-}
-
-/*
- * The rest of a deferred-free pass whose kernel PTEs unmap_pass_clear() (or
- * arena_unmap_freeing_page()) cleared: flush, zap user mappings, make the
- * runs reusable, recycle the pages.
- */
-static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned int nr,
-			const unsigned long *runs, unsigned int nruns)
-{
-	unsigned long lo = runs[0], hi = runs[2 * nruns - 1], flags;
-	unsigned int i;
-
-	/*
-	 * One flush for the pass (x86 flushes everything past 33 pages).
-	 * None when the pass cleared no PTE (the unmapped tail of a failed
-	 * non-sleepable allocation): an address's earlier PTE was flushed by
-	 * the pass that cleared it, before the address could be used again.
-	 * The flush is an IPI round trip to every CPU, the slowest step of
-	 * the deferred free.
-	 */
-	if (nr)
-		kern_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
-			   hi - lo);
-	for (i = 0; i < nruns; i++)
-		arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
-	/* Only the runs this pass unmapped: newer frees wait for the next. */
-	flags = arena_plock(arena);
-	for (i = 0; i < nruns; i++) {
-		unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
-
-		bitmap_clear(arena->used, s, n);
-		bitmap_clear(arena->resv, s, n);
-		bitmap_clear(arena->freeing, s, n);
-	}
-	arena_punlock(arena, flags);
-	for (i = 0; i < nr; i++) {
-		arena_page_release_payer(pages[i]);
-		arena_pool_recycle(arena, pages[i]);
-	}
-	for (i = 0; i < nruns; i++)
-		arena_trim_tables(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
-	atomic64_sub(nr, &arena->pages);
-	atomic64_add(nr, &arena->kern_frees);
-	atomic64_add(nr, &arena->deferred_frees);
-}
-
-/*
- * The worker's unmapping of one page, for a user fault on it (bounded: a
- * fault must not do the whole arena's pending frees); arena->lock held.
- */
-static void arena_unmap_freeing_page(struct bpf_arena *arena, pgoff_t pgoff)
-{
-	unsigned long runs[2] = { pgoff, pgoff + 1 }, flags;
-	struct page *page;
-	unsigned int nr = 0;
-	bool freeing;
-
-	flags = arena_plock(arena);
-	freeing = test_bit(pgoff, arena->freeing);
-	if (freeing)
-		nr = kern_clear(arena_kaddr(arena, (u32)(arena->user_vm_start +
-							 (pgoff << PAGE_SHIFT))), 1, &page);
-	arena_punlock(arena, flags);
-	if (freeing)
-		finish_pass(arena, &page, nr, runs, 1);
-}
-
-void arena_unmap_freeing(struct bpf_arena *arena)
-{
-	unsigned long max, *runs, small_runs[2];
-	struct page **pages, *small_pages[SMALL_PASS];
-	unsigned int nruns, nr, max_pages, max_runs;
-
-	if (!arena_has_range(arena))
-		return;
-	max = arena_page_cnt_max(arena);
-	pages = kvmalloc_array(PASS_PAGES, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
-	runs = kmalloc_array(2 * PASS_RUNS, sizeof(*runs), GFP_KERNEL | __GFP_NOWARN);
-	if (pages && runs) {
-		max_pages = PASS_PAGES;
-		max_runs = PASS_RUNS;
-	} else {
-		/* Short of memory: the same, a few pages at a time. */
-		kvfree(pages);
-		kfree(runs);
-		pages = small_pages;
-		runs = small_runs;
-		max_pages = SMALL_PASS;
-		max_runs = 1;
-	}
-	for (;;) {
-		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
-		if (!nruns)
-			break;
-		finish_pass(arena, pages, nr, runs, nruns);
-		cond_resched();
-	}
-	if (pages != small_pages) {
-		kvfree(pages);
-		kfree(runs);
-	}
 }
 
 /* A zeroed page charged to payer, or NULL; not under arena->lock (it may reclaim). */
@@ -667,7 +319,7 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
 	/* Used, not reserved, no page: a state only the lock holders see. */
-	busy = !page && test_bit(pgoff, arena->used) && !test_bit(pgoff, arena->resv);
+	busy = !page && test_bit(pgoff, arena->bits.used) && !test_bit(pgoff, arena->bits.resv);
 	arena_punlock(arena, flags);
 	if (page || busy)
 		return page;
@@ -682,10 +334,10 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 		goto unused;
 	flags = arena_plock(arena);
 	page = vmalloc_to_page((void *)kaddr);
-	if (!page && (!test_bit(pgoff, arena->used) || test_bit(pgoff, arena->resv)) &&
-	    kern_map(kaddr, 1, &fresh) == 1) {
-		set_bit(pgoff, arena->used);
-		clear_bit(pgoff, arena->resv);
+	if (!page && (!test_bit(pgoff, arena->bits.used) || test_bit(pgoff, arena->bits.resv)) &&
+	    arena_window_map(kaddr, 1, &fresh) == 1) {
+		set_bit(pgoff, arena->bits.used);
+		clear_bit(pgoff, arena->bits.resv);
 		page = fresh;
 		*allocated = true;
 	}
@@ -694,7 +346,7 @@ static struct page *arena_get_or_alloc(struct bpf_arena *arena, pgoff_t pgoff,
 		if (spare)
 			*spare = NULL;
 		arena_page_attach_payer(page, payer);
-		atomic64_inc(&arena->pages);
+		arena_stat_inc(arena, pages);
 		return page;
 	}
 unused:
@@ -737,9 +389,10 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 			done = -EINTR;
 			break;
 		}
+		/* A million pages that exist already take a while. */
+		if ((i & 4095) == 4095)
+			cond_resched();
 	}
-	if (done > 0)
-		atomic64_add(done, &arena->kern_allocs);
 	mutex_unlock(&arena->lock);
 	return done;
 }
@@ -748,7 +401,7 @@ long arena_prefault(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 static bool arena_freeing(struct bpf_arena *arena, pgoff_t pgoff)
 {
 	unsigned long flags = arena_plock(arena);
-	bool ret = test_bit(pgoff, arena->freeing);
+	bool ret = test_bit(pgoff, arena->bits.freeing);
 
 	arena_punlock(arena, flags);
 	return ret;
@@ -810,7 +463,7 @@ again:
 			goto again;
 		}
 		if (page && allocated)
-			atomic64_inc(&arena->user_faults);
+			arena_stat_inc(arena, alloc_fault);
 	}
 	/*
 	 * The user PTE is installed here, under arena->lock, which every
@@ -860,13 +513,13 @@ void arena_mem_free(struct bpf_arena *arena)
 		 * still mapped in the window, the page tables that map only
 		 * the window, then the window itself.
 		 */
-		apply_to_existing_page_range(ksyms.init_mm, (unsigned long)arena->kern_vm->addr,
-					     ARENA_KERN_VM_SZ, free_pte_cb, &nr);
+		arena_window_walk_ptes(arena, (unsigned long)arena->kern_vm->addr,
+					  ARENA_KERN_VM_SZ >> PAGE_SHIFT, free_pte_cb, &nr);
 		arena_tables_free(arena);
 		free_vm_area(arena->kern_vm);
 		arena->kern_vm = NULL;
 	}
-	kvfree(arena->used);
+	kvfree(arena->bits.used);
 	if (arena->memcg)
 		mem_cgroup_put(arena->memcg);
 }

@@ -83,9 +83,9 @@ static struct workqueue_struct *arena_nosleep_wq;
 
 static void arena_kick_fn(struct irq_work *w)
 {
-	struct bpf_arena *arena = container_of(w, struct bpf_arena, kick);
+	struct bpf_arena *arena = container_of(w, struct bpf_arena, pool.kick);
 
-	queue_work(arena_nosleep_wq, &arena->work);
+	queue_work(arena_nosleep_wq, &arena->pool.work);
 }
 
 int arena_nosleep_module_init(void)
@@ -103,7 +103,7 @@ void arena_nosleep_module_exit(void)
 /* Room for one more page in the pool (zeroed or not); plock held. */
 static bool pool_has_room(struct bpf_arena *arena)
 {
-	return arena->pool_cnt + arena->dirty_cnt < arena->pool_target;
+	return arena->pool.cnt + arena->pool.dirty_cnt < arena->pool.target;
 }
 
 /*
@@ -120,7 +120,7 @@ static void pool_refill(struct bpf_arena *arena)
 	struct page *page;
 
 	flags = arena_plock(arena);
-	budget = arena->pool_target - min(arena->pool_target, arena->pool_cnt + arena->dirty_cnt);
+	budget = arena->pool.target - min(arena->pool.target, arena->pool.cnt + arena->pool.dirty_cnt);
 	arena_punlock(arena, flags);
 	while (budget--) {
 		/* Zeroed, charged to the arena's memcg; may reclaim. */
@@ -129,7 +129,7 @@ static void pool_refill(struct bpf_arena *arena)
 			return;
 		flags = arena_plock(arena);
 		if (pool_has_room(arena)) {
-			arena->pool[arena->pool_cnt++] = page;
+			arena->pool.pages[arena->pool.cnt++] = page;
 			page = NULL;
 		}
 		arena_punlock(arena, flags);
@@ -149,7 +149,7 @@ static void pool_clean(struct bpf_arena *arena)
 
 	for (;;) {
 		flags = arena_plock(arena);
-		page = arena->dirty_cnt ? arena->pool_dirty[--arena->dirty_cnt] : NULL;
+		page = arena->pool.dirty_cnt ? arena->pool.dirty[--arena->pool.dirty_cnt] : NULL;
 		arena_punlock(arena, flags);
 		if (!page)
 			return;
@@ -157,7 +157,7 @@ static void pool_clean(struct bpf_arena *arena)
 		flags = arena_plock(arena);
 		/* A recycle may have taken the slot meanwhile. */
 		if (pool_has_room(arena)) {
-			arena->pool[arena->pool_cnt++] = page;
+			arena->pool.pages[arena->pool.cnt++] = page;
 			page = NULL;
 		}
 		arena_punlock(arena, flags);
@@ -167,7 +167,7 @@ static void pool_clean(struct bpf_arena *arena)
 	}
 }
 
-void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
+static void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
 {
 	unsigned long flags;
 
@@ -182,8 +182,8 @@ void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
 	 */
 	if (page_ref_count(page) == 1 && !PageHWPoison(page)) {
 		flags = arena_plock(arena);
-		if (arena->pool_dirty && pool_has_room(arena)) {
-			arena->pool_dirty[arena->dirty_cnt++] = page;
+		if (arena->pool.dirty && pool_has_room(arena)) {
+			arena->pool.dirty[arena->pool.dirty_cnt++] = page;
 			page = NULL;
 		}
 		arena_punlock(arena, flags);
@@ -192,9 +192,147 @@ void arena_pool_recycle(struct bpf_arena *arena, struct page *page)
 		__free_page(page);
 }
 
+/* One pass: at most this many pages and runs, one TLB flush. */
+#define PASS_PAGES	4096U
+#define PASS_RUNS	256U
+#define SMALL_PASS	16U
+
+/* Clears the kernel PTEs of up to the limits of freeing pages; the runs done. */
+static unsigned int unmap_pass_clear(struct bpf_arena *arena, unsigned long max,
+				     struct page **pages, unsigned int max_pages,
+				     unsigned long *runs, unsigned int max_runs,
+				     unsigned int *nr_pages)
+{
+	unsigned long s = 0, e, flags;
+	unsigned int nruns = 0, n;
+
+	*nr_pages = 0;
+	while (nruns < max_runs && *nr_pages < max_pages) {
+		flags = arena_plock(arena);
+		s = find_next_bit(arena->bits.freeing, max, s);
+		if (s >= max) {
+			arena_punlock(arena, flags);
+			break;
+		}
+		n = min3(max - s, (unsigned long)(max_pages - *nr_pages), PLOCK_BATCH);
+		e = find_next_zero_bit(arena->bits.freeing, s + n, s);
+		/* The run stays used (and freeing) until no mapping of it is left. */
+		*nr_pages += arena_window_clear(arena, arena_kaddr(arena, (u32)(arena->user_vm_start +
+								 (s << PAGE_SHIFT))),
+					e - s, pages + *nr_pages);
+		arena_punlock(arena, flags);
+		runs[2 * nruns] = s;
+		runs[2 * nruns + 1] = e;
+		nruns++;
+		s = e;
+	}
+	return nruns;
+}
+
+/*
+ * The rest of a deferred-free pass whose kernel PTEs unmap_pass_clear() (or
+ * arena_unmap_freeing_page()) cleared: flush, zap user mappings, make the
+ * runs reusable, recycle the pages.
+ */
+static void finish_pass(struct bpf_arena *arena, struct page **pages, unsigned int nr,
+			const unsigned long *runs, unsigned int nruns)
+{
+	unsigned long lo = runs[0], hi = runs[2 * nruns - 1], flags;
+	unsigned int i;
+
+	/*
+	 * One flush for the pass (x86 flushes everything past 33 pages).
+	 * None when the pass cleared no PTE (the unmapped tail of a failed
+	 * non-sleepable allocation): an address's earlier PTE was flushed by
+	 * the pass that cleared it, before the address could be used again.
+	 * The flush is an IPI round trip to every CPU, the slowest step of
+	 * the deferred free.
+	 */
+	if (nr)
+		arena_window_flush(arena_kaddr(arena, (u32)(arena->user_vm_start + (lo << PAGE_SHIFT))),
+			   hi - lo);
+	for (i = 0; i < nruns; i++)
+		arena_zap(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
+	/* Only the runs this pass unmapped: newer frees wait for the next. */
+	flags = arena_plock(arena);
+	for (i = 0; i < nruns; i++) {
+		unsigned long s = runs[2 * i], n = runs[2 * i + 1] - s;
+
+		bitmap_clear(arena->bits.used, s, n);
+		bitmap_clear(arena->bits.resv, s, n);
+		bitmap_clear(arena->bits.freeing, s, n);
+	}
+	arena_punlock(arena, flags);
+	for (i = 0; i < nr; i++) {
+		arena_page_release_payer(pages[i]);
+		arena_pool_recycle(arena, pages[i]);
+	}
+	for (i = 0; i < nruns; i++)
+		arena_trim_tables(arena, runs[2 * i], runs[2 * i + 1] - runs[2 * i]);
+	arena_stat_sub(arena, pages, nr);
+	arena_stat_add(arena, freed, nr);
+}
+
+/*
+ * The worker's unmapping of one page, for a user fault on it (bounded: a
+ * fault must not do the whole arena's pending frees); arena->lock held.
+ */
+void arena_unmap_freeing_page(struct bpf_arena *arena, pgoff_t pgoff)
+{
+	unsigned long runs[2] = { pgoff, pgoff + 1 }, flags;
+	struct page *page;
+	unsigned int nr = 0;
+	bool freeing;
+
+	flags = arena_plock(arena);
+	freeing = test_bit(pgoff, arena->bits.freeing);
+	if (freeing)
+		nr = arena_window_clear(arena, arena_kaddr(arena, (u32)(arena->user_vm_start +
+							 (pgoff << PAGE_SHIFT))), 1, &page);
+	arena_punlock(arena, flags);
+	if (freeing)
+		finish_pass(arena, &page, nr, runs, 1);
+}
+
+void arena_unmap_freeing(struct bpf_arena *arena)
+{
+	unsigned long max, *runs, small_runs[2];
+	struct page **pages, *small_pages[SMALL_PASS];
+	unsigned int nruns, nr, max_pages, max_runs;
+
+	if (!arena_has_range(arena))
+		return;
+	max = arena_page_cnt_max(arena);
+	pages = kvmalloc_array(PASS_PAGES, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
+	runs = kmalloc_array(2 * PASS_RUNS, sizeof(*runs), GFP_KERNEL | __GFP_NOWARN);
+	if (pages && runs) {
+		max_pages = PASS_PAGES;
+		max_runs = PASS_RUNS;
+	} else {
+		/* Short of memory: the same, a few pages at a time. */
+		kvfree(pages);
+		kfree(runs);
+		pages = small_pages;
+		runs = small_runs;
+		max_pages = SMALL_PASS;
+		max_runs = 1;
+	}
+	for (;;) {
+		nruns = unmap_pass_clear(arena, max, pages, max_pages, runs, max_runs, &nr);
+		if (!nruns)
+			break;
+		finish_pass(arena, pages, nr, runs, nruns);
+		cond_resched();
+	}
+	if (pages != small_pages) {
+		kvfree(pages);
+		kfree(runs);
+	}
+}
+
 static void arena_work_fn(struct work_struct *work)
 {
-	struct bpf_arena *arena = container_of(work, struct bpf_arena, work);
+	struct bpf_arena *arena = container_of(work, struct bpf_arena, pool.work);
 
 	mutex_lock(&arena->lock);
 	arena_unmap_freeing(arena);
@@ -205,36 +343,36 @@ static void arena_work_fn(struct work_struct *work)
 
 void arena_nosleep_init(struct bpf_arena *arena)
 {
-	init_irq_work(&arena->kick, arena_kick_fn);
-	INIT_WORK(&arena->work, arena_work_fn);
-	arena->work_ready = true;
+	init_irq_work(&arena->pool.kick, arena_kick_fn);
+	INIT_WORK(&arena->pool.work, arena_work_fn);
+	arena->pool.work_ready = true;
 }
 
 void arena_nosleep_stop(struct bpf_arena *arena)
 {
 	unsigned int i;
 
-	if (!arena->work_ready)
+	if (!arena->pool.work_ready)
 		return;
 	/*
 	 * No program can call in any more (the companion is unlisted and a
 	 * grace period has passed), so nothing queues the work again.
 	 * Pages still marked freeing are mapped: arena_mem_free() frees them.
 	 */
-	irq_work_sync(&arena->kick);
-	cancel_work_sync(&arena->work);
-	for (i = 0; i < arena->pool_cnt; i++)
-		__free_page(arena->pool[i]);
-	for (i = 0; i < arena->dirty_cnt; i++)
-		__free_page(arena->pool_dirty[i]);
-	kvfree(arena->pool);
-	kvfree(arena->pool_dirty);
-	arena->pool = NULL;
-	arena->pool_dirty = NULL;
-	arena->pool_cnt = 0;
-	arena->dirty_cnt = 0;
-	arena->pool_cap = 0;
-	arena->pool_target = 0;
+	irq_work_sync(&arena->pool.kick);
+	cancel_work_sync(&arena->pool.work);
+	for (i = 0; i < arena->pool.cnt; i++)
+		__free_page(arena->pool.pages[i]);
+	for (i = 0; i < arena->pool.dirty_cnt; i++)
+		__free_page(arena->pool.dirty[i]);
+	kvfree(arena->pool.pages);
+	kvfree(arena->pool.dirty);
+	arena->pool.pages = NULL;
+	arena->pool.dirty = NULL;
+	arena->pool.cnt = 0;
+	arena->pool.dirty_cnt = 0;
+	arena->pool.cap = 0;
+	arena->pool.target = 0;
 }
 
 int arena_pool_enable(struct bpf_arena *arena)
@@ -248,17 +386,17 @@ int arena_pool_enable(struct bpf_arena *arena)
 	if (!arena_has_range(arena))
 		return 0;
 	mutex_lock(&arena->lock);
-	if (!arena->tables_ready) {
+	if (!arena->tables.ready) {
 		/* size/512 bytes of page tables: mapping then never allocates. */
 		err = arena_populate_tables(arena, arena_kaddr(arena, (u32)arena->user_vm_start),
 					    arena_page_cnt_max(arena), NULL);
 		if (err)
 			goto out;
 		flags = arena_plock(arena);
-		arena->tables_ready = true;
+		arena->tables.ready = true;
 		arena_punlock(arena, flags);
 	}
-	if (!arena->pool && cap) {
+	if (!arena->pool.pages && cap) {
 		pool = kvcalloc(cap, sizeof(*pool), GFP_KERNEL_ACCOUNT);
 		dirty = kvcalloc(cap, sizeof(*dirty), GFP_KERNEL_ACCOUNT);
 		if (!pool || !dirty) {
@@ -268,10 +406,10 @@ int arena_pool_enable(struct bpf_arena *arena)
 			goto out;
 		}
 		flags = arena_plock(arena);
-		arena->pool = pool;
-		arena->pool_dirty = dirty;
-		arena->pool_cap = cap;
-		arena->pool_target = target;
+		arena->pool.pages = pool;
+		arena->pool.dirty = dirty;
+		arena->pool.cap = cap;
+		arena->pool.target = target;
 		arena_punlock(arena, flags);
 	}
 out:
@@ -292,7 +430,7 @@ struct nosleep_map {
 	struct bpf_arena *arena;
 	int node_id;
 	gfp_t gfp;		/* 0: the pool only */
-	unsigned int mapped, direct_cnt, zeroed;
+	unsigned int mapped, zeroed;
 	/* Pages from the allocator, taken before plock (nosleep_prealloc()). */
 	struct list_head extra;
 };
@@ -340,12 +478,12 @@ static gfp_t nosleep_gfp(bool net)
 /* The pool ran dry under an allocation of want pages; plock held. */
 static void pool_grow(struct bpf_arena *arena, u32 want)
 {
-	u64 target = max_t(u64, 2ULL * arena->pool_target, want);
+	u64 target = max_t(u64, 2ULL * arena->pool.target, want);
 
-	arena->pool_target = min_t(u64, target, arena->pool_cap);
+	arena->pool.target = min_t(u64, target, arena->pool.cap);
 }
 
-/* apply_to_existing_page_range() callback: plock held. */
+/* apply_to_page_range() callback (the tables exist: tables_ready); plock held. */
 static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 {
 	struct nosleep_map *m = data;
@@ -354,17 +492,16 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 
 	if (!pte_none(ptep_get(pte)))
 		return -EBUSY;	/* excluded by the invariant; fail, do not overwrite */
-	if (arena->pool_cnt) {
-		page = arena->pool[--arena->pool_cnt];
-	} else if (arena->dirty_cnt && m->zeroed < INLINE_ZERO_MAX) {
+	if (arena->pool.cnt) {
+		page = arena->pool.pages[--arena->pool.cnt];
+	} else if (arena->pool.dirty_cnt && m->zeroed < INLINE_ZERO_MAX) {
 		/* Unmapped everywhere already; zeroing is all it lacks. */
-		page = arena->pool_dirty[--arena->dirty_cnt];
+		page = arena->pool.dirty[--arena->pool.dirty_cnt];
 		clear_highpage(page);
 		m->zeroed++;
 	} else if (!list_empty(&m->extra)) {
 		page = list_first_entry(&m->extra, struct page, lru);
 		list_del(&page->lru);
-		m->direct_cnt++;
 	}
 	if (!page)
 		return -ENOMEM;
@@ -379,7 +516,7 @@ static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
  */
 static unsigned int pool_shortfall(struct bpf_arena *arena, u32 n)
 {
-	u64 have = (u64)arena->pool_cnt + min(arena->dirty_cnt, INLINE_ZERO_MAX);
+	u64 have = (u64)arena->pool.cnt + min(arena->pool.dirty_cnt, INLINE_ZERO_MAX);
 
 	return n > have ? n - have : 0;
 }
@@ -445,16 +582,16 @@ static bool reclaim_freeing(struct bpf_arena *arena, u32 n, bool fixed, unsigned
 	unsigned long max = arena_page_cnt_max(arena), s, e, lim, i;
 	struct page *pages[RECLAIM_MAX], *page;
 
-	s = fixed ? *pgoff : arena->reclaim_hint;
+	s = fixed ? *pgoff : arena->bits.reclaim_hint;
 	if (n > RECLAIM_MAX || s >= max)
 		return false;
 	/* fixed: exactly [*pgoff, +n) (the caller checked it fits), else a window. */
 	lim = fixed ? s + n : min(max, s + RECLAIM_SCAN);
 	for (;;) {
-		s = find_next_bit(arena->freeing, lim, s);
+		s = find_next_bit(arena->bits.freeing, lim, s);
 		if (s >= lim || lim - s < n || (fixed && s != *pgoff))
 			return false;
-		e = find_next_zero_bit(arena->freeing, s + n, s);
+		e = find_next_zero_bit(arena->bits.freeing, s + n, s);
 		if (e < s + n) {
 			s = e + 1;
 			continue;
@@ -484,7 +621,7 @@ static bool reclaim_freeing(struct bpf_arena *arena, u32 n, bool fixed, unsigned
 	}
 	for (i = 0; i < n; i++)
 		clear_highpage(pages[i]);
-	bitmap_clear(arena->freeing, s, n);
+	bitmap_clear(arena->bits.freeing, s, n);
 	*pgoff = s;
 	return true;
 }
@@ -517,8 +654,6 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	 */
 	if (reclaim_freeing(arena, page_cnt, uaddr != 0, &pgoff)) {
 		arena_punlock(arena, flags);
-		atomic64_add(page_cnt, &arena->nosleep_allocs);
-		atomic64_add(page_cnt, &arena->nosleep_reclaims);
 		uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
 		*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 		return 0;
@@ -534,7 +669,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		}
 	}
 	/* Without every page table in place, mapping could allocate: refuse. */
-	ok = arena->tables_ready &&
+	ok = arena->tables.ready &&
 	     (uaddr ? arena_range_reserve(arena, pgoff, page_cnt) :
 		      arena_range_alloc(arena, &pgoff, page_cnt));
 	if (!ok) {
@@ -553,29 +688,24 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 		 * Whatever got mapped is freed the deferred way; the worker
 		 * releases the whole range.
 		 */
-		bitmap_set(arena->freeing, pgoff, page_cnt);
+		bitmap_set(arena->bits.freeing, pgoff, page_cnt);
 		pool_grow(arena, page_cnt);
 		arena_punlock(arena, flags);
-		atomic64_add(m.mapped, &arena->pages);
-		irq_work_queue(&arena->kick);
+		arena_stat_add(arena, pages, m.mapped);
+		irq_work_queue(&arena->pool.kick);
 		ret = -ENOMEM;
 		goto fail;
 	}
-	low = arena->pool_cnt < arena->pool_target / 2 + 1 && arena->pool_target;
+	low = arena->pool.cnt < arena->pool.target / 2 + 1 && arena->pool.target;
 	arena_punlock(arena, flags);
 	if (low)
-		irq_work_queue(&arena->kick);
-	atomic64_add(page_cnt, &arena->pages);
-	atomic64_add(page_cnt, &arena->kern_allocs);
-	atomic64_add(page_cnt, &arena->nosleep_allocs);
-	if (m.direct_cnt)
-		atomic64_add(m.direct_cnt, &arena->nosleep_direct);
+		irq_work_queue(&arena->pool.kick);
+	arena_stat_add(arena, pages, page_cnt);
 	nosleep_free_extra(&m);
 	*out = arena_clear_lo32(arena->user_vm_start) + uaddr32;
 	return 0;
 fail:
 	nosleep_free_extra(&m);
-	atomic64_inc(&arena->nosleep_fails);
 	return ret;
 }
 
@@ -602,19 +732,19 @@ void arena_free_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt)
 	/* Busy (nested in arena code, or heavily contended): the pages stay allocated. */
 	if (!arena_plock_nosleep(arena, &flags))
 		return;
-	arena->reclaim_hint = pgoff;
-	for (i = find_next_bit(arena->used, end, pgoff); i < end;
-	     i = find_next_bit(arena->used, end, i + 1)) {
-		if (test_bit(i, arena->resv)) {
+	arena->bits.reclaim_hint = pgoff;
+	for (i = find_next_bit(arena->bits.used, end, pgoff); i < end;
+	     i = find_next_bit(arena->bits.used, end, i + 1)) {
+		if (test_bit(i, arena->bits.resv)) {
 			/* Reserved: no page, nothing to unmap. */
-			clear_bit(i, arena->resv);
-			clear_bit(i, arena->used);
+			clear_bit(i, arena->bits.resv);
+			clear_bit(i, arena->bits.used);
 		} else {
-			set_bit(i, arena->freeing);
+			set_bit(i, arena->bits.freeing);
 			queued = true;
 		}
 	}
 	arena_punlock(arena, flags);
 	if (queued)
-		irq_work_queue(&arena->kick);
+		irq_work_queue(&arena->pool.kick);
 }

@@ -21,11 +21,15 @@
 #include <linux/uidgid.h>
 
 struct arena_stats {
+	atomic64_t pages;		/* pages allocated now */
+	atomic64_t mapped_vmas;		/* user mappings now */
 	atomic64_t alloc_bpf;		/* pages, bpf_arena_alloc_pages() */
 	atomic64_t alloc_ioctl;		/* pages, BPF_ARENA_IOC_ALLOC_PAGES */
 	atomic64_t alloc_prefault;	/* pages, BPF_ARENA_IOC_PREFAULT */
+	atomic64_t alloc_fault;		/* pages, user page faults */
 	atomic64_t free_bpf;		/* pages, bpf_arena_free_pages() */
 	atomic64_t free_ioctl;		/* pages, BPF_ARENA_IOC_FREE_PAGES */
+	atomic64_t freed;		/* pages, every free */
 	atomic64_t faults;		/* user page faults handled */
 	atomic64_t faults_segv;		/* of which answered SIGSEGV */
 	atomic64_t fixups;		/* faulting BPF accesses fixed up */
@@ -36,8 +40,14 @@ struct arena_stats {
 
 #define arena_stat_add(arena, field, n) \
 	atomic64_add((n), &(arena)->stats.field)
+#define arena_stat_sub(arena, field, n) \
+	atomic64_sub((n), &(arena)->stats.field)
 #define arena_stat_inc(arena, field) \
 	atomic64_inc(&(arena)->stats.field)
+#define arena_stat_dec(arena, field) \
+	atomic64_dec(&(arena)->stats.field)
+#define arena_stat_read(arena, field) \
+	atomic64_read(&(arena)->stats.field)
 
 /* At creation, in the creating task. */
 static inline void arena_stats_init(struct arena_stats *st)

@@ -112,26 +112,20 @@ void arena_vm_free(struct bpf_arena *arena)
 	arena->vm_file = NULL;
 }
 
-void arena_zap(struct bpf_arena *arena, pgoff_t pgoff, u64 page_cnt)
-{
-	unmap_mapping_range(arena->vm_file->f_mapping, (loff_t)pgoff << PAGE_SHIFT,
-			    (loff_t)page_cnt << PAGE_SHIFT, 1);
-}
-
 static void arena_vm_open(struct vm_area_struct *vma)
 {
 	struct bpf_arena *arena = vma->vm_file->private_data;
 
 	bpf_map_inc(&arena->map);
 	arena_payer_get(vma->vm_private_data);
-	atomic64_inc(&arena->mapped_vmas);
+	arena_stat_inc(arena, mapped_vmas);
 }
 
 static void arena_vm_close(struct vm_area_struct *vma)
 {
 	struct bpf_arena *arena = vma->vm_file->private_data;
 
-	atomic64_dec(&arena->mapped_vmas);
+	arena_stat_dec(arena, mapped_vmas);
 	arena_payer_put(vma->vm_private_data);
 	bpf_map_put(&arena->map);
 }
@@ -206,6 +200,15 @@ int arena_mmap(struct bpf_arena *arena, struct vm_area_struct *vma,
 		goto out;
 	}
 	if (!arena->user_vm_start) {
+		/*
+		 * Fixing the address is a change of the arena: not for a
+		 * mapping without the write right (a reader would choose
+		 * where the owner must map, in every process).
+		 */
+		if (alloc == ARENA_FAULT_NOALLOC) {
+			err = -EPERM;
+			goto out;
+		}
 		err = arena_set_user_range(arena, vma->vm_start, vma->vm_end);
 		if (err)
 			goto out;

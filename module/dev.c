@@ -55,7 +55,7 @@ struct arena_handle {
 
 static int arena_dev_open(struct inode *inode, struct file *file)
 {
-	struct arena_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct arena_handle *h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 
 	if (!h)
 		return -ENOMEM;
@@ -232,6 +232,7 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	struct bpf_arena_map_fd req;
 	long usize = get_arg(&req, sizeof(req), uarg);
 	struct bpf_arena *arena;
+	struct file *file;
 	unsigned int rights;
 	int fd;
 
@@ -261,18 +262,20 @@ static long ioc_map_fd(struct arena_handle *h, void __user *uarg)
 	if (!rights)
 		fd = -EPERM;	/* a write-only handle of a frozen arena */
 	else if (rights == (H_READ | H_WRITE))
-		fd = arena_new_map_fd(arena, O_RDWR);
+		fd = arena_new_map_file(arena, O_RDWR, &file);
 	else
-		fd = arena_new_map_fd(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY);
+		fd = arena_new_map_file(arena, rights & H_WRITE ? O_WRONLY : O_RDONLY, &file);
 	mutex_unlock(&arena->map.freeze_mutex);
 	mutex_unlock(&h->lock);
 	if (fd < 0)
 		return fd;
 	req.fd = fd;
 	if (arena_dev_put_arg(uarg, &req, sizeof(req), usize)) {
-		close_fd(fd);
+		put_unused_fd(fd);
+		fput(file);
 		return -EFAULT;
 	}
+	fd_install(fd, file);
 	return 0;
 }
 
@@ -382,23 +385,6 @@ static long ioc_prefault(struct arena_handle *h, struct bpf_arena *arena, void _
 	return ret;
 }
 
-static long ioc_stats(struct bpf_arena *arena, void __user *uarg)
-{
-	struct bpf_arena_stats st;
-	long usize = get_arg(&st, sizeof(st), uarg);
-
-	if (usize < 0)
-		return usize;
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.pages_allocated = atomic64_read(&arena->pages);
-	st.user_faults = atomic64_read(&arena->user_faults);
-	st.kern_allocs = atomic64_read(&arena->kern_allocs);
-	st.kern_frees = atomic64_read(&arena->kern_frees);
-	st.mapped_vmas = atomic64_read(&arena->mapped_vmas);
-	return arena_dev_put_arg(uarg, &st, sizeof(st), usize);
-}
-
 /*
  * Page alloc/free/prefault change the arena: as map_update_elem() does, mark
  * a write in progress (map_freeze() refuses then) and check the right and
@@ -448,7 +434,6 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	case _IOC_NR(BPF_ARENA_IOC_ALLOC_PAGES):
 	case _IOC_NR(BPF_ARENA_IOC_FREE_PAGES):
 	case _IOC_NR(BPF_ARENA_IOC_PREFAULT):
-	case _IOC_NR(BPF_ARENA_IOC_STATS):
 		break;
 	case _IOC_NR(BPF_ARENA_IOC_INSPECT):
 	case _IOC_NR(BPF_ARENA_IOC_INSPECT_PAGES):
@@ -461,8 +446,6 @@ static long arena_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	}
 	/* Once set, h->arena never changes; the handle's reference keeps it. */
 	arena = handle_get(h, &rights);
-	if (_IOC_NR(cmd) == _IOC_NR(BPF_ARENA_IOC_STATS))
-		return arena ? ioc_stats(arena, uarg) : -ENXIO;
 	/* The right first, before anything is read from user memory. */
 	if (!(rights & H_WRITE))
 		return -EPERM;

@@ -162,7 +162,7 @@ static long inspect_info(void __user *uarg, struct bpf_arena *own, bool own_read
 	in.max_entries = map->max_entries;
 	in.map_extra = map->map_extra;
 	memcpy(in.name, map->name, sizeof(in.name));
-	in.origin = arena->dev ? BPF_ARENA_INSPECT_ORIGIN_DEV : BPF_ARENA_INSPECT_ORIGIN_BPF;
+	in.origin = arena->dev.created ? BPF_ARENA_INSPECT_ORIGIN_DEV : BPF_ARENA_INSPECT_ORIGIN_BPF;
 	in.frozen = READ_ONCE(map->frozen);
 	in.creator_pid = creator_pid_nr(&arena->stats);
 	in.creator_uid = from_kuid_munged(current_user_ns(), arena->stats.creator_uid);
@@ -174,7 +174,7 @@ static long inspect_info(void __user *uarg, struct bpf_arena *own, bool own_read
 	if (arena->memcg)
 		in.memcg_id = cgroup_id(arena->memcg->css.cgroup);
 #endif
-	in.mapped_vmas = atomic64_read(&arena->mapped_vmas);
+	in.mapped_vmas = arena_stat_read(arena, mapped_vmas);
 	if (arena_has_range(arena)) {
 		u64 used;
 
@@ -182,18 +182,18 @@ static long inspect_info(void __user *uarg, struct bpf_arena *own, bool own_read
 		in.user_vm_end = arena->user_vm_end;
 		/* Pages and bitmap change together under the lock. */
 		mutex_lock(&arena->lock);
-		used = bitmap_weight(arena->used, arena_page_cnt_max(arena));
-		in.pages = atomic64_read(&arena->pages);
+		used = bitmap_weight(arena->bits.used, arena_page_cnt_max(arena));
+		in.pages = arena_stat_read(arena, pages);
 		mutex_unlock(&arena->lock);
 		in.pages_reserved = used > in.pages ? used - in.pages : 0;
 	}
 	in.alloc_bpf = atomic64_read(&arena->stats.alloc_bpf);
-	in.alloc_fault = atomic64_read(&arena->user_faults);
+	in.alloc_fault = arena_stat_read(arena, alloc_fault);
 	in.alloc_ioctl = atomic64_read(&arena->stats.alloc_ioctl);
 	in.alloc_prefault = atomic64_read(&arena->stats.alloc_prefault);
 	in.free_bpf = atomic64_read(&arena->stats.free_bpf);
 	in.free_ioctl = atomic64_read(&arena->stats.free_ioctl);
-	in.freed = atomic64_read(&arena->kern_frees);
+	in.freed = arena_stat_read(arena, freed);
 	in.user_faults = atomic64_read(&arena->stats.faults);
 	in.user_faults_segv = atomic64_read(&arena->stats.faults_segv);
 	in.fixups = atomic64_read(&arena->stats.fixups);
@@ -235,7 +235,7 @@ static long inspect_pages(void __user *uarg, struct bpf_arena *own, bool own_rea
 		for (i = 0; i < chunk; i++) {
 			u64 pg = req.first + done + i;
 
-			if (!test_bit(pg, arena->used))
+			if (!test_bit(pg, arena->bits.used))
 				kbuf[i] = BPF_ARENA_PAGE_FREE;
 			else if (vmalloc_to_page((void *)page_kaddr(arena, pg)))
 				kbuf[i] = BPF_ARENA_PAGE_ALLOCATED;
@@ -272,7 +272,7 @@ static int inspect_dump_page(struct bpf_arena *arena, u64 pg, unsigned int off, 
 	int err;
 
 	mutex_lock(&arena->lock);
-	if (test_bit(pg, arena->used)) {
+	if (test_bit(pg, arena->bits.used)) {
 		page = vmalloc_to_page((void *)page_kaddr(arena, pg));
 		/* Our own reference: a racing free cannot return it to the allocator. */
 		if (page)

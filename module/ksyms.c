@@ -31,6 +31,7 @@ static const struct {
 	KSYM(map_idr_lock, "map_idr_lock"),
 	KSYM(security_bpf, "security_bpf"),
 	KSYM(security_bpf_map_alloc, "security_bpf_map_alloc"),
+	KSYM(security_bpf_map, "security_bpf_map"),
 	KSYM(get_vm_area, "get_vm_area"),
 	KSYM(flush_tlb_kernel_range, "flush_tlb_kernel_range"),
 	KSYM(init_mm, "init_mm"),

@@ -19,6 +19,7 @@ struct arena_ksyms {
 	spinlock_t *map_idr_lock;
 	int (*security_bpf)(int cmd, union bpf_attr *attr, unsigned int size);
 	int (*security_bpf_map_alloc)(struct bpf_map *map);
+	int (*security_bpf_map)(struct bpf_map *map, fmode_t fmode);
 	struct vm_struct *(*get_vm_area)(unsigned long size, unsigned long flags);
 	void (*flush_tlb_kernel_range)(unsigned long start, unsigned long end);
 	struct mm_struct *init_mm;

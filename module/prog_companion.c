@@ -99,7 +99,7 @@ int arena_companion_get(struct bpf_arena *arena)
 	int err = 0;
 
 	mutex_lock(&companion_mutex);
-	if (arena->companion)
+	if (arena->prog.companion)
 		goto out;
 	map = companion_create();
 	if (IS_ERR(map)) {
@@ -111,10 +111,10 @@ int arena_companion_get(struct bpf_arena *arena)
 		bpf_map_put(map);
 		goto out;
 	}
-	arena->companion = map;
-	arena->companion_value = value;
+	arena->prog.companion = map;
+	arena->prog.companion_value = value;
 	spin_lock(&companion_list_lock);
-	list_add_tail_rcu(&arena->companion_node, &companion_list);
+	list_add_tail_rcu(&arena->prog.companion_node, &companion_list);
 	spin_unlock(&companion_list_lock);
 out:
 	mutex_unlock(&companion_mutex);
@@ -123,7 +123,7 @@ out:
 
 int arena_companion_new_fd(struct bpf_arena *arena)
 {
-	struct bpf_map *map = arena->companion;
+	struct bpf_map *map = arena->prog.companion;
 	int fd;
 
 	bpf_map_inc_with_uref(map);
@@ -140,8 +140,8 @@ struct bpf_arena *arena_get_by_companion(u64 value)
 	struct bpf_arena *arena, *found = NULL;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
-		if (arena->companion_value != value)
+	list_for_each_entry_rcu(arena, &companion_list, prog.companion_node) {
+		if (arena->prog.companion_value != value)
 			continue;
 		if (!IS_ERR(bpf_map_inc_not_zero(&arena->map)))
 			found = arena;
@@ -155,8 +155,8 @@ struct bpf_arena *arena_find_by_companion_rcu(u64 value)
 {
 	struct bpf_arena *arena;
 
-	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
-		if (arena->companion_value == value)
+	list_for_each_entry_rcu(arena, &companion_list, prog.companion_node) {
+		if (arena->prog.companion_value == value)
 			return arena;
 	}
 	return NULL;
@@ -168,7 +168,7 @@ bool arena_kern_vm_start_is_live(u64 kern_vm_start)
 	bool live = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+	list_for_each_entry_rcu(arena, &companion_list, prog.companion_node) {
 		if (arena->kern_vm_start == kern_vm_start) {
 			live = true;
 			break;
@@ -184,7 +184,7 @@ void notrace arena_stat_fixup(u64 kern_vm_start)
 	struct bpf_arena *arena;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(arena, &companion_list, companion_node) {
+	list_for_each_entry_rcu(arena, &companion_list, prog.companion_node) {
 		if (arena->kern_vm_start == kern_vm_start) {
 			arena_stat_inc(arena, fixups);
 			break;
@@ -195,13 +195,13 @@ void notrace arena_stat_fixup(u64 kern_vm_start)
 
 void arena_companion_release(struct bpf_arena *arena)
 {
-	if (!arena->companion)
+	if (!arena->prog.companion)
 		return;
 	spin_lock(&companion_list_lock);
-	list_del_rcu(&arena->companion_node);
+	list_del_rcu(&arena->prog.companion_node);
 	spin_unlock(&companion_list_lock);
 	/* Lock-free lookups (kfuncs, fault fixups) may still see the arena. */
 	synchronize_rcu();
-	bpf_map_put(arena->companion);
-	arena->companion = NULL;
+	bpf_map_put(arena->prog.companion);
+	arena->prog.companion = NULL;
 }

@@ -116,7 +116,7 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	/* The companion the module created and holds: identity by pointer. */
 	if (prog != ctx->viewed)
 		view_to_arena(prog->insnsi, prog->len, ctx);
-	env.companion_value = ctx->arena->companion_value;
+	env.companion_value = ctx->arena->prog.companion_value;
 	env.kern_vm_start = ctx->arena->kern_vm_start;
 	env.user_vm_start = ctx->arena->user_vm_start;
 	env.refuse_st_imm = prog->blinding_requested;
@@ -145,7 +145,7 @@ static int arena_swap_used_map(struct bpf_prog_aux *aux, struct bpf_arena *arena
 	int slot = -1;
 
 	for (i = 0; i < n; i++) {
-		if (maps[i] == arena->companion)
+		if (maps[i] == arena->prog.companion)
 			slot = i;
 		else if (maps[i] == &arena->map)
 			have_arena = true;
@@ -153,13 +153,13 @@ static int arena_swap_used_map(struct bpf_prog_aux *aux, struct bpf_arena *arena
 	if (slot >= 0 && !have_arena) {
 		bpf_map_inc(&arena->map);
 		maps[slot] = &arena->map;
-		bpf_map_put(arena->companion);
+		bpf_map_put(arena->prog.companion);
 		return 0;
 	}
 	if (slot >= 0) {
 		memmove(&maps[slot], &maps[slot + 1], (n - slot - 1) * sizeof(*maps));
 		aux->used_map_cnt--;
-		bpf_map_put(arena->companion);
+		bpf_map_put(arena->prog.companion);
 		return 0;
 	}
 	if (have_arena)

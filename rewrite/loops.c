@@ -154,6 +154,14 @@ struct pctx {
 	__u8 *vis;		/* per insn: state reached */
 	__u32 *ty;		/* per insn: NREGS in-state types */
 	__u16 *live;		/* per insn: live-in registers */
+	/*
+	 * The same, counting only the call arguments the verifier checks
+	 * (checked_args set while computing it): a register live in live but
+	 * not here is read only as an argument the helper's proto leaves
+	 * unchecked (bpf_trace_printk's 3rd-5th), never by the verifier.
+	 */
+	__u16 *clive;
+	bool checked_args;
 	__u16 *llive;		/* per insn of the loop being checked: live-in, uses in it only */
 	__u32 *poff, *plist;	/* predecessors of insn i: plist[poff[i] .. poff[i + 1]) */
 	__u32 *lwork;		/* liveness() worklist */
@@ -900,13 +908,17 @@ static __u16 rbit(__u8 r)
  * The argument registers a call reads: exact for the helpers below (their
  * protos in kernel/bpf/helpers.c and friends, the same on 6.1 and 6.12),
  * all five for anything else.  Only liveness uses this: a register counted
- * live that is not is at worst carried (or refused) needlessly.
+ * live that is not is at worst carried (or refused) needlessly.  checked:
+ * only those the verifier checks (bpf_trace_printk's proto types two; the
+ * values its format prints are passed unchecked, ARG_DONTCARE).
  */
-static __u32 helper_nargs(const struct bpf_insn *insn)
+static __u32 helper_nargs(const struct bpf_insn *insn, bool checked)
 {
 	if (insn->src_reg != 0)
 		return 5;	/* subprogram, kfunc: not known here */
 	switch (insn->imm) {
+	case BPF_FUNC_trace_printk:
+		return checked ? 2 : 5;
 	case BPF_FUNC_ktime_get_ns:
 	case BPF_FUNC_get_prandom_u32:
 	case BPF_FUNC_get_smp_processor_id:
@@ -987,7 +999,7 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 	case BPF_JMP:
 	case BPF_JMP32:
 		if (op == BPF_CALL) {
-			*use = (__u16)(((1u << helper_nargs(insn)) - 1) << 1);
+			*use = (__u16)(((1u << helper_nargs(insn, c->checked_args)) - 1) << 1);
 			*def = 0x3f;
 		} else if (op == BPF_EXIT) {
 			*use = rbit(0);
@@ -1400,10 +1412,20 @@ static int check_loop(struct pctx *c, struct loop *l)
 		    (T_KIND(ty) != T_BITS && T_KIND(ty) != T_MAYBE &&
 		     !(T_KIND(ty) == T_ARG && (c->llive[l->e] & rbit(r)))))
 			continue;
-		if (T_KIND(et[r]) == T_MAYBE)
+		if (T_KIND(et[r]) == T_MAYBE) {
+			/*
+			 * Read in the loop only as an argument the verifier
+			 * does not check (a one-value bpf_printk's R4, set
+			 * on some entering paths by what came before): the
+			 * original passes whatever the register holds, so the
+			 * body may too; not carried.
+			 */
+			if (!(c->clive[l->e] & rbit(r)))
+				continue;
 			return perr(c, -EINVAL, l->e,
 				    MG "loop at insn %u: R%u may be uninitialised where the loop is entered",
 				    hl, r);
+		}
 		l->hm |= rbit(r);
 		if (T_KIND(et[r]) == T_UNINIT)
 			l->hm_zero |= rbit(r);
@@ -2433,6 +2455,7 @@ static int run(struct pctx *c, __u32 len)
 	c->vis = palloc(c, len, 1);
 	c->inloop = palloc(c, len, 1);
 	c->live = palloc(c, len, sizeof(*c->live));
+	c->clive = palloc(c, len, sizeof(*c->clive));
 	c->llive = palloc(c, len, sizeof(*c->llive));
 	c->ty = palloc(c, (size_t)len * NREGS, sizeof(*c->ty));
 	c->work = palloc(c, len, sizeof(*c->work));
@@ -2444,13 +2467,16 @@ static int run(struct pctx *c, __u32 len)
 	c->tcall = palloc(c, len, sizeof(*c->tcall));
 	c->fn = palloc(c, len, sizeof(*c->fn));
 	c->funcs = palloc(c, len, sizeof(*c->funcs));
-	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->llive ||
+	if (!c->second || !c->substart || !c->vis || !c->inloop || !c->live || !c->clive || !c->llive ||
 	    !c->ty || !c->work || !c->dfs || !c->uvis || !c->fn || !c->funcs || !c->scc || !c->tlow ||
 	    !c->tstack || !c->tcall)
 		return perr(c, -ENOMEM, 0, "out of memory");
 	if (structure(c) || types(c) || preds(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
+	c->checked_args = true;
+	liveness(c, c->clive, 0, len - 1, NULL);
+	c->checked_args = false;
 	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);
@@ -2502,6 +2528,7 @@ static int one_round(const struct bpfa_loops_env *env, const struct bpf_insn *in
 	pfree(c, c->vis);
 	pfree(c, c->inloop);
 	pfree(c, c->live);
+	pfree(c, c->clive);
 	pfree(c, c->llive);
 	pfree(c, c->poff);
 	pfree(c, c->plist);

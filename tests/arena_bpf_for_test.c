@@ -109,6 +109,13 @@ static void check_range(struct __test_metadata *_metadata, int fd, int start, in
 	EXPECT_EQ(want.last, got.last) TH_LOG("[%d, %d)", start, end);
 }
 
+TEST_F(iter, printk_in_loop_bodies)
+{
+	__u64 ctx[1] = { 0 };
+
+	EXPECT_EQ(6, run_syscall_prog(obj_prog_fd(self->obj, "printk_in_loops"), ctx, sizeof(ctx)));
+}
+
 TEST_F(iter, ranges_as_upstream)
 {
 	int fd = obj_prog_fd(self->obj, "range_sum");

@@ -17,6 +17,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/bpf_arena.h>
+#include <dirent.h>
 #include <grp.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -84,10 +85,10 @@ static int norm(long r)
 /* ------------------------------------------------------------------ */
 /* 1. Access modes                                                     */
 
-enum op { CONF, ATT, INFO, STATS, MRO, MPROT, MRW, ALLOC, PREF, FREE, MAPFD, NR_OPS };
+enum op { CONF, ATT, INFO, INSPECT, MRO, MPROT, MRW, ALLOC, PREF, FREE, MAPFD, NR_OPS };
 
 static const char *const op_names[NR_OPS] = {
-	"configure", "attach", "get_info", "stats", "mmap_ro", "mprotect_rw",
+	"configure", "attach", "get_info", "inspect", "mmap_ro", "mprotect_rw",
 	"mmap_rw", "alloc", "prefault", "free", "map_fd",
 };
 
@@ -108,7 +109,7 @@ struct access_row {
  * writable handle (EPERM); attach with no right left: EACCES.
  */
 static const struct access_row access_table[] = {
-	/*                          conf    att      info stats    mro      mprot    mrw      alloc   pref    free    mapfd */
+	/*                          conf    att      info insp     mro      mprot    mrw      alloc   pref    free    mapfd */
 	{ O_RDWR,   NONE,     { 0,      NA,      0, -ENXIO, 0,       -EACCES, 0,       0,      0,      0,      0      }, O_RDWR },
 	{ O_RDWR,   O_RDONLY, { 0,      0,       0, 0,      0,       -EACCES, -EACCES, -EPERM, -EPERM, -EPERM, 0      }, O_RDONLY },
 	{ O_RDWR,   O_WRONLY, { 0,      0,       0, 0,      -EACCES, NA,      -EACCES, 0,      0,      0,      0      }, O_WRONLY },
@@ -163,7 +164,7 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 
 		got[INFO] = norm(xioctl(h, BPF_ARENA_IOC_GET_INFO, &inf));
 	}
-	got[STATS] = norm(dev_pages_allocated(h));
+	got[INSPECT] = norm(dev_pages_allocated(h));
 	got[MRO] = try_mmap(h, base, 16 * PG, PROT_READ, &p);
 	if (!got[MRO]) {
 		if (row->map_mode != NONE && p[0] != 'M') {
@@ -876,6 +877,90 @@ static int attached_payer_child(void *arg)
 	close(fd2);
 	close(h);
 	return 0;
+}
+
+/*
+ * Fixing an arena's address (its first mapping) changes it: a holder without
+ * the write right may not, or it would choose where the owner must map the
+ * arena in every process.  Once the owner has mapped it, the reader maps it
+ * at the same address.
+ */
+TEST(a_reader_cannot_fix_the_address_of_an_arena)
+{
+	struct bpf_arena_info info = { .size = sizeof(info) };
+	int mfd, ro, h;
+	char *p, *q;
+
+	if (access(BPF_ARENA_DEV_PATH, F_OK))
+		SKIP(return, "no " BPF_ARENA_DEV_PATH);
+	mfd = arena_create(16, 0, 0);
+	ASSERT_LE(0, mfd);
+	ro = reopen_map(mfd, BPF_F_RDONLY);
+	ASSERT_LE(0, ro);
+	h = open(BPF_ARENA_DEV_PATH, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, dev_attach(h, ro));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 16 * PG, PROT_READ, MAP_SHARED, h, 0));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(0, xioctl(h, BPF_ARENA_IOC_GET_INFO, &info));
+	EXPECT_EQ(0, info.user_vm_start);
+	/* The owner fixes it; the reader then maps it where the owner did. */
+	q = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	q[0] = 1;
+	ASSERT_EQ(0, munmap(q, 16 * PG));
+	p = mmap(q, 16 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, h, 0);
+	ASSERT_EQ(q, p);
+	EXPECT_EQ(1, p[0]);
+	munmap(p, 16 * PG);
+	close(h);
+	close(ro);
+	close(mfd);
+}
+
+static int open_fds(void)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * A MAP_FD whose answer cannot be copied out (EFAULT) leaves no fd behind,
+ * and the number never reached the table: a sibling thread sharing it could
+ * otherwise have used, closed or reused it in between.
+ */
+TEST(map_fd_whose_answer_cannot_be_written_leaves_no_fd)
+{
+	struct bpf_arena_map_fd *m;
+	int h, before, i;
+
+	if (access(BPF_ARENA_DEV_PATH, F_OK))
+		SKIP(return, "no " BPF_ARENA_DEV_PATH);
+	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h);
+	ASSERT_EQ(0, dev_configure(h, BPF_ARENA_F_MMAPABLE, 16, 0));
+	m = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	m->size = sizeof(*m);
+	ASSERT_EQ(0, mprotect(m, PG, PROT_READ));
+	before = open_fds();
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(-EFAULT, xioctl(h, BPF_ARENA_IOC_MAP_FD, m));
+	EXPECT_EQ(before, open_fds());
+	ASSERT_EQ(0, mprotect(m, PG, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, xioctl(h, BPF_ARENA_IOC_MAP_FD, m));
+	EXPECT_EQ(before + 1, open_fds());
+	close(m->fd);
+	munmap(m, PG);
+	close(h);
 }
 
 TEST_F(unpriv, attached_bpf_arena_is_paid_by_the_device_user)

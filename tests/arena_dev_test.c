@@ -19,11 +19,12 @@
 
 #define PG 4096UL
 
-static struct bpf_arena_stats stats(int fd)
+/* The handle's arena's counters (INSPECT with map_id 0). */
+static struct bpf_arena_inspect stats(int fd)
 {
-	struct bpf_arena_stats s = { .size = sizeof(s) };
+	struct bpf_arena_inspect s = { .size = sizeof(s) };
 
-	if (xioctl(fd, BPF_ARENA_IOC_STATS, &s))
+	if (xioctl(fd, BPF_ARENA_IOC_INSPECT, &s))
 		memset(&s, 0xff, sizeof(s));
 	return s;
 }
@@ -83,11 +84,11 @@ TEST(mmap_of_device_creates_arena_with_defaults)
 	EXPECT_EQ((__u64)(unsigned long)p + 256 * PG, i.user_vm_end);
 	EXPECT_NE(0, i.map_id);
 	EXPECT_EQ(((unsigned long)p) >> 32, ((unsigned long)p + 256 * PG - 1) >> 32);
-	EXPECT_EQ(2, stats(fd).user_faults);
+	EXPECT_EQ(2, stats(fd).alloc_fault);
 	EXPECT_EQ(1, stats(fd).mapped_vmas);
 	munmap(p, 256 * PG);
 	EXPECT_EQ(0, stats(fd).mapped_vmas);
-	EXPECT_EQ(2, stats(fd).pages_allocated);
+	EXPECT_EQ(2, stats(fd).pages);
 	close(fd);
 }
 
@@ -268,7 +269,7 @@ TEST(attach_wraps_a_bpf_created_arena)
 	EXPECT_EQ((__u64)(unsigned long)p, addr);
 	p[0] = 9;
 	EXPECT_EQ(9, p[0]);
-	EXPECT_EQ(0, stats(fd).user_faults);	/* the page came from the ioctl */
+	EXPECT_EQ(0, stats(fd).alloc_fault);	/* the page came from the ioctl */
 	close(afd);
 	close(mfd);
 	close(fd);
@@ -312,8 +313,8 @@ TEST(alloc_pages_at_address_and_anywhere)
 	}
 	ASSERT_EQ(0, dev_alloc(fd, 0, 4, &a2));	/* pages 4..7 */
 	EXPECT_EQ(-ENOMEM, dev_alloc(fd, 0, 1, NULL));	/* full */
-	EXPECT_EQ(8, stats(fd).pages_allocated);
-	EXPECT_EQ(8, stats(fd).kern_allocs);
+	EXPECT_EQ(8, stats(fd).pages);
+	EXPECT_EQ(8, stats(fd).alloc_ioctl);
 	EXPECT_EQ(5, p[3 * PG]);
 	munmap(p, 8 * PG);
 	close(fd);
@@ -356,13 +357,13 @@ TEST(free_pages_zaps_every_process)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(1, stats(fd).kern_frees);
+	EXPECT_EQ(1, stats(fd).freed);
 	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 1, 1));
 	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 0));
 	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 4 * PG, 1));
 	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 5));
 	EXPECT_EQ(2, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 4));
-	EXPECT_EQ(0, stats(fd).pages_allocated);
+	EXPECT_EQ(0, stats(fd).pages);
 	munmap(p, 4 * PG);
 	close(fd);
 }
@@ -408,7 +409,7 @@ TEST(one_page_free_zaps_it_wherever_it_is_mapped)
 		}
 		ASSERT_EQ(1, read(done[0], &c, 1));
 		EXPECT_EQ(1, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, a, 1));
-		EXPECT_EQ(0, stats(fd).pages_allocated);
+		EXPECT_EQ(0, stats(fd).pages);
 		EXPECT_EQ(0, p[0]) TH_LOG("round %d: this process still sees the freed page", round);
 		ASSERT_EQ(1, write(go[1], "g", 1));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -436,7 +437,7 @@ TEST(prefault_allocates_missing_pages)
 	p[PG] = 1;
 	EXPECT_EQ(7, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
 	EXPECT_EQ(0, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
-	EXPECT_EQ(8, stats(fd).pages_allocated);
+	EXPECT_EQ(8, stats(fd).pages);
 	EXPECT_EQ(1, p[PG]);
 	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 8 * PG, 9));
 	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 2, 1));
@@ -477,7 +478,7 @@ TEST(segv_on_fault_needs_allocated_pages)
 	sigaction(SIGSEGV, &old, NULL);
 	EXPECT_EQ(0, faulted);
 	EXPECT_EQ(3, p[0]);
-	EXPECT_EQ(0, stats(fd).user_faults);
+	EXPECT_EQ(0, stats(fd).alloc_fault);
 	munmap((void *)p, 4 * PG);
 	close(fd);
 }
@@ -499,7 +500,7 @@ TEST(four_gib_arena_with_sparse_touches)
 	for (off = 0; off < len; off += 256UL << 20)
 		EXPECT_EQ((char)(off >> 28), p[off]);
 	p[len - 1] = 1;
-	EXPECT_EQ(17, stats(fd).pages_allocated);
+	EXPECT_EQ(17, stats(fd).pages);
 	munmap(p, len);
 	close(fd);
 }

@@ -457,6 +457,42 @@ TEST_F(prog, store_to_unpopulated_page_is_dropped)
 	EXPECT_EQ(0, args.val3);
 }
 
+/*
+ * A free of a range that starts at, and has, pages never allocated unmaps
+ * every allocated page of it from the kernel window too: a program reads 0
+ * from each afterwards, never the old data.
+ */
+TEST_F(prog, free_of_a_range_with_holes_unmaps_every_page)
+{
+	static const int used[] = { 1, 3, 4, 9 };	/* of pages 0..9 */
+	struct fault_args args;
+	struct bpf_arena *a;
+	__u64 magic;
+	char *base;
+	size_t i;
+
+	LOAD(O_FAULT, NULL, FAULT_MAP_EXTRA);
+	a = arena_of(_metadata, self->obj);
+	if (bpf_arena_kernel_has_native() == 1)
+		SKIP(return, "native arena: user space frees no pages (no /dev/bpf_arena)");
+	base = bpf_arena_base(a);
+	for (i = 0; i < ARRAY_SIZE(used); i++) {
+		ASSERT_EQ(0, bpf_arena_user_alloc_pages(a, base + used[i] * PG, 1, -1, NULL));
+		magic = 0x5a5a000000000000ULL | used[i];
+		memcpy(base + used[i] * PG + 8, &magic, sizeof(magic));
+	}
+	ASSERT_EQ((int)ARRAY_SIZE(used), bpf_arena_user_free_pages(a, base, 10));
+	for (i = 0; i < ARRAY_SIZE(used); i++) {
+		memset(&args, 0xa5, sizeof(args));
+		args.addr = args.addr2 = args.addr3 = (__u64)(uintptr_t)(base + used[i] * PG + 8);
+		ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_load", &args, sizeof(args)));
+		EXPECT_EQ(0, args.val) TH_LOG("page %d still mapped after the free", used[i]);
+		EXPECT_EQ(0, args.val2);
+		EXPECT_EQ(0, args.val3);
+		EXPECT_EQ(0, populated(a, base + used[i] * PG));
+	}
+}
+
 TEST_F(prog, cast_user_of_null_stays_null)
 {
 	struct fault_args args;

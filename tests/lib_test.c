@@ -633,7 +633,7 @@ TEST(create_dev_errors_match_bpf)
 TEST(page_ops)
 {
 	BPF_ARENA_OPTS(opts, .map_flags = BPF_ARENA_F_SEGV_ON_FAULT);
-	struct bpf_arena_stats st;
+	struct bpf_arena_inspect st;
 	struct bpf_arena *a = NULL;
 	void *got = NULL;
 	char *p, c;
@@ -654,8 +654,8 @@ TEST(page_ops)
 		EXPECT_TRUE(msgs_have("bpf_arena_user_free_pages: needs the bpf_arena module"));
 		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_prefault(a, p, 1));
 		EXPECT_TRUE(msgs_have("bpf_arena_prefault: needs the bpf_arena module"));
-		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_get_stats(a, &st, sizeof(st)));
-		EXPECT_TRUE(msgs_have("bpf_arena_get_stats: needs the bpf_arena module"));
+		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_inspect(a, &st, sizeof(st)));
+		EXPECT_TRUE(msgs_have("bpf_arena_inspect: needs the bpf_arena module"));
 		EXPECT_EQ(3, warn_count);
 		bpf_arena_destroy(a);
 		return;
@@ -674,11 +674,12 @@ TEST(page_ops)
 	EXPECT_EQ(0, bpf_arena_user_alloc_pages(a, NULL, 1, -1, &got));
 	EXPECT_EQ(p, got);	/* the first free page */
 	EXPECT_EQ(0, p[0]);
-	ASSERT_EQ(0, bpf_arena_get_stats(a, &st, sizeof(st))) TH_LOG("%s", msgs);
-	EXPECT_EQ(3, st.pages_allocated);
-	EXPECT_EQ(3, st.kern_allocs);
-	EXPECT_EQ(0, st.user_faults);
+	ASSERT_EQ(0, bpf_arena_inspect(a, &st, sizeof(st))) TH_LOG("%s", msgs);
+	EXPECT_EQ(3, st.pages);
+	EXPECT_EQ(3, st.alloc_ioctl);
+	EXPECT_EQ(0, st.alloc_fault);
 	EXPECT_EQ(1, st.mapped_vmas);
+	EXPECT_EQ((__u64)(uintptr_t)p, st.user_vm_start);
 	/* A SEGV_ON_FAULT arena is not prefaulted. */
 	msgs_reset();
 	EXPECT_EQ(-EPERM, bpf_arena_prefault(a, p, 6));
@@ -687,11 +688,12 @@ TEST(page_ops)
 	EXPECT_EQ(3, bpf_arena_user_free_pages(a, p, 6));
 	EXPECT_EQ(-ENOENT, bpf_arena_user_free_pages(a, p, 6));
 	EXPECT_EQ(-EFAULT, bpf_arena_read(a, &c, p + 2 * PAGE, 1));	/* zapped */
-	ASSERT_EQ(0, bpf_arena_get_stats(a, &st, sizeof(st)));
-	EXPECT_EQ(0, st.pages_allocated);
-	EXPECT_EQ(3, st.kern_frees);
+	ASSERT_EQ(0, bpf_arena_inspect(a, &st, sizeof(st)));
+	EXPECT_EQ(0, st.pages);
+	EXPECT_EQ(3, st.free_ioctl);
+	EXPECT_EQ(3, st.freed);
 	/* An older caller's smaller struct is fine. */
-	EXPECT_EQ(0, bpf_arena_get_stats(a, &st, offsetof(struct bpf_arena_stats, user_faults)));
+	EXPECT_EQ(0, bpf_arena_inspect(a, &st, offsetof(struct bpf_arena_inspect, user_vm_start)));
 	bpf_arena_destroy(a);
 
 	/* An ordinary arena: prefault fills the holes that faults left. */
@@ -700,10 +702,10 @@ TEST(page_ops)
 	p[PAGE] = 1;
 	EXPECT_EQ(3, bpf_arena_prefault(a, p, 4));
 	EXPECT_EQ(0, bpf_arena_prefault(a, p, 4));
-	ASSERT_EQ(0, bpf_arena_get_stats(a, &st, sizeof(st)));
-	EXPECT_EQ(4, st.pages_allocated);
-	EXPECT_EQ(1, st.user_faults);
-	EXPECT_EQ(3, st.kern_allocs);
+	ASSERT_EQ(0, bpf_arena_inspect(a, &st, sizeof(st)));
+	EXPECT_EQ(4, st.pages);
+	EXPECT_EQ(1, st.alloc_fault);
+	EXPECT_EQ(3, st.alloc_prefault);
 	EXPECT_EQ(1, p[PAGE]);
 	EXPECT_EQ(4, bpf_arena_user_free_pages(a, p, 8));
 	EXPECT_EQ(0, p[PAGE]);	/* freed, and a new zeroed page on this fault */

@@ -24,7 +24,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include <linux/bpf_arena.h>	/* BPF_ARENA_F_*, struct bpf_arena_stats */
+#include <linux/bpf_arena.h>	/* BPF_ARENA_F_*, struct bpf_arena_inspect */
 
 #ifdef __cplusplus
 extern "C" {
@@ -231,11 +231,13 @@ int bpf_arena_user_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cn
 int bpf_arena_prefault(struct bpf_arena *arena, void *addr, __u32 page_cnt);
 
 /*
- * Fills the arena's counters (struct bpf_arena_stats of the uapi header)
- * into stats, of which stats_sz bytes are writable (pass sizeof(*stats)).
+ * Fills what the module knows of the arena and its counters since creation
+ * (struct bpf_arena_inspect of the uapi header: pages allocated now, by
+ * origin, frees, user faults, mappings...) into info, of which info_sz bytes
+ * are writable (pass sizeof(*info)); what the bpf-arena tool shows.  Needs no
+ * right on the arena.
  */
-int bpf_arena_get_stats(struct bpf_arena *arena, struct bpf_arena_stats *stats,
-			size_t stats_sz);
+int bpf_arena_inspect(struct bpf_arena *arena, struct bpf_arena_inspect *info, size_t info_sz);
 
 /* ------------------------------------------------------------------------ */
 /* Guarded copies (BPF_ARENA_F_SEGV_ON_FAULT arenas)                         */

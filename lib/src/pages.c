@@ -107,27 +107,26 @@ BA_API int bpf_arena_prefault(struct bpf_arena *arena, void *addr, __u32 page_cn
 			addr, page_cnt);
 }
 
-BA_API int bpf_arena_get_stats(struct bpf_arena *arena, struct bpf_arena_stats *stats,
-			       size_t stats_sz)
+BA_API int bpf_arena_inspect(struct bpf_arena *arena, struct bpf_arena_inspect *info,
+			     size_t info_sz)
 {
 	char buf[BA_ERRSTR_LEN];
 	int err = check_arena(arena, __func__), fd;
 
 	if (err)
 		return lbpfa_err(err);
-	if (!stats || stats_sz < sizeof(stats->size) || stats_sz > UINT32_MAX) {
-		pr_warn("%s: stats buffer %p of %zu bytes is invalid\n", __func__, (void *)stats,
-			stats_sz);
+	if (!info || info_sz < sizeof(info->size) + sizeof(info->map_id) || info_sz > UINT32_MAX) {
+		pr_warn("%s: buffer %p of %zu bytes is invalid\n", __func__, (void *)info, info_sz);
 		return lbpfa_err(-EINVAL);
 	}
 	fd = lbpfa_dev_handle(arena, __func__);
 	if (fd < 0)
 		return lbpfa_err(fd);
-	memset(stats, 0, stats_sz);
-	stats->size = (__u32)stats_sz;
-	if (ioctl(fd, BPF_ARENA_IOC_STATS, stats) < 0) {
+	memset(info, 0, info_sz);
+	info->size = (__u32)info_sz;	/* map_id 0: this handle's arena */
+	if (ioctl(fd, BPF_ARENA_IOC_INSPECT, info) < 0) {
 		err = -errno;
-		pr_warn("%s: BPF_ARENA_IOC_STATS: %s\n", __func__, lbpfa_strerror(err, buf, sizeof(buf)));
+		pr_warn("%s: BPF_ARENA_IOC_INSPECT: %s\n", __func__, lbpfa_strerror(err, buf, sizeof(buf)));
 		return lbpfa_err(err);
 	}
 	return 0;

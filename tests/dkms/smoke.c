@@ -29,7 +29,7 @@ static int fails;
 
 static void dev_arena(void)
 {
-	struct bpf_arena_stats st = { 0 };
+	struct bpf_arena_inspect st = { 0 };
 	struct bpf_arena *a = NULL;
 	void *page = NULL;
 	char *base;
@@ -50,12 +50,12 @@ static void dev_arena(void)
 		CHECK(((char *)page)[100] == 0, "allocated page is zeroed");
 	err = bpf_arena_user_alloc_pages(a, base + 4 * PAGE, 1, -1, NULL);
 	CHECK(err == -16, "ALLOC_PAGES of a taken page = %d (-EBUSY)", err);
-	err = bpf_arena_get_stats(a, &st, sizeof(st));
-	CHECK(!err, "STATS = %d", err);
-	CHECK(st.pages_allocated == 2 && st.user_faults == 1 && st.kern_allocs == 1,
-	      "stats: allocated %llu, user faults %llu, kernel allocs %llu",
-	      (unsigned long long)st.pages_allocated, (unsigned long long)st.user_faults,
-	      (unsigned long long)st.kern_allocs);
+	err = bpf_arena_inspect(a, &st, sizeof(st));
+	CHECK(!err, "INSPECT = %d", err);
+	CHECK(st.pages == 2 && st.alloc_fault == 1 && st.alloc_ioctl == 1,
+	      "counters: allocated %llu, by faults %llu, by ALLOC_PAGES %llu",
+	      (unsigned long long)st.pages, (unsigned long long)st.alloc_fault,
+	      (unsigned long long)st.alloc_ioctl);
 	err = bpf_arena_user_free_pages(a, base, 1);
 	CHECK(err == 1, "FREE_PAGES of page 0 = %d", err);
 	bpf_arena_destroy(a);

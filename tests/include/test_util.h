@@ -1104,15 +1104,15 @@ static inline long dev_map_fd(int fd)
 }
 
 /*
- * The arena's allocated pages (BPF_ARENA_IOC_STATS), or -errno.  A plain
- * ioctl(), never a file's own xioctl(): the stress load counts pages with
- * no fault injected.
+ * The pages allocated in the handle's arena (BPF_ARENA_IOC_INSPECT with
+ * map_id 0), or -errno.  A plain ioctl(), never a file's own xioctl(): the
+ * stress load counts pages with no fault injected.
  */
 static inline long dev_pages_allocated(int fd)
 {
-	struct bpf_arena_stats s = { .size = sizeof(s) };
+	struct bpf_arena_inspect s = { .size = sizeof(s) };
 
-	return ioctl(fd, BPF_ARENA_IOC_STATS, &s) ? -errno : (long)s.pages_allocated;
+	return ioctl(fd, BPF_ARENA_IOC_INSPECT, &s) ? -errno : (long)s.pages;
 }
 #endif /* BPF_ARENA_DEV_PATH */
 

@@ -97,4 +97,29 @@ int nested(__u64 *ctx)
 	return 0;
 }
 
+/*
+ * bpf_printk inside loop bodies, as upstream's iters.c writes them: the
+ * helper's unchecked 3rd-5th arguments are not values the loop carries.
+ * Returns the bodies run (a while loop on the raw iterator, then bpf_for).
+ */
+SEC("syscall")
+int printk_in_loops(void *ctx)
+{
+	struct bpf_iter_num it;
+	int *v, i, n = 0;
+
+	bpf_iter_num_new(&it, 0, 3);
+	while ((v = bpf_iter_num_next(&it))) {
+		bpf_printk("bpf_for test: while loop v=%d", *v);
+		n++;
+	}
+	bpf_iter_num_destroy(&it);
+	bpf_for(i, 0, 3) {
+		bpf_printk("bpf_for test: bpf_for");
+		n++;
+	}
+	runs++;
+	return n;
+}
+
 char _license[] SEC("license") = "GPL";

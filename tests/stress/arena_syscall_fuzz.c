@@ -259,7 +259,7 @@ static void op_ioctl(void)
 	static const unsigned long cmds[] = {
 		BPF_ARENA_IOC_CONFIGURE, BPF_ARENA_IOC_GET_INFO, BPF_ARENA_IOC_MAP_FD,
 		BPF_ARENA_IOC_ATTACH, BPF_ARENA_IOC_ALLOC_PAGES, BPF_ARENA_IOC_FREE_PAGES,
-		BPF_ARENA_IOC_PREFAULT, BPF_ARENA_IOC_STATS,
+		BPF_ARENA_IOC_PREFAULT, BPF_ARENA_IOC_INSPECT,
 	};
 	union {
 		struct bpf_arena_config c;
@@ -268,7 +268,7 @@ static void op_ioctl(void)
 		struct bpf_arena_attach at;
 		struct bpf_arena_alloc a;
 		struct bpf_arena_range r;
-		struct bpf_arena_stats s;
+		struct bpf_arena_inspect s;
 		unsigned char raw[256];
 	} u;
 	int fd = devs[below(NOBJ)];

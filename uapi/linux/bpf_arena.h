@@ -27,7 +27,7 @@
  *   never be made writable (mprotect: EACCES).  A writable mapping counts as
  *   a writer for good: BPF_MAP_FREEZE fails with EBUSY after it (as a
  *   writable mmap of an arena map fd on 6.9+).
- * - GET_INFO and STATS need no right (as BPF_OBJ_GET_INFO_BY_FD).
+ * - GET_INFO needs no right (as BPF_OBJ_GET_INFO_BY_FD).
  * - INSPECT, INSPECT_PAGES and INSPECT_DUMP (read-only, for the bpf-arena
  *   tool): see "Inspection" below.
  *
@@ -156,17 +156,6 @@ struct bpf_arena_range {
 	__u64 addr;
 };
 
-/* BPF_ARENA_IOC_STATS: counters since creation. */
-struct bpf_arena_stats {
-	__u32 size;
-	__u32 __reserved;
-	__u64 pages_allocated;	/* now */
-	__u64 user_faults;	/* pages allocated by user page faults */
-	__u64 kern_allocs;	/* pages allocated by bpf_arena_alloc_pages and ioctls */
-	__u64 kern_frees;	/* pages freed */
-	__u64 mapped_vmas;	/* user mappings now */
-};
-
 /*
  * Inspection (the bpf-arena tool): read-only views of an arena, named by its
  * bpf map id, or by map_id 0 for the arena of this handle.  A read-only open
@@ -178,7 +167,7 @@ struct bpf_arena_stats {
  *   (and so the memory, by mmap) of any map; the LSM's bpf_map hook is asked
  *   for read access, as for such an fd.  An id that is not an arena: ENOENT.
  * - map_id 0: the handle's arena (ENXIO if none); INSPECT needs no right (as
- *   GET_INFO/STATS), INSPECT_PAGES and INSPECT_DUMP need the read right
+ *   GET_INFO), INSPECT_PAGES and INSPECT_DUMP need the read right
  *   (EACCES), which lets the caller mmap and read the pages anyway.
  */
 #define BPF_ARENA_INSPECT_ORIGIN_BPF	0	/* created by bpf(BPF_MAP_CREATE) */
@@ -270,7 +259,7 @@ struct bpf_arena_inspect_dump {
 #define BPF_ARENA_IOC_ALLOC_PAGES	_IOWR(BPF_ARENA_IOC_MAGIC, 5, struct bpf_arena_alloc)
 #define BPF_ARENA_IOC_FREE_PAGES	_IOW(BPF_ARENA_IOC_MAGIC, 6, struct bpf_arena_range)
 #define BPF_ARENA_IOC_PREFAULT		_IOW(BPF_ARENA_IOC_MAGIC, 7, struct bpf_arena_range)
-#define BPF_ARENA_IOC_STATS		_IOWR(BPF_ARENA_IOC_MAGIC, 8, struct bpf_arena_stats)
+/* 8 is retired (an early counters ioctl, now INSPECT with map_id 0): never reuse it. */
 /* Inspection: numbers from 0x40, away from the handle's own commands. */
 #define BPF_ARENA_IOC_INSPECT		_IOWR(BPF_ARENA_IOC_MAGIC, 0x40, struct bpf_arena_inspect)
 #define BPF_ARENA_IOC_INSPECT_PAGES	_IOWR(BPF_ARENA_IOC_MAGIC, 0x41, struct bpf_arena_inspect_pages)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel page tables of an arena's window: one PTE page per 2 MiB block
- * that holds a page.
+ * The arena's kernel window: its PTEs (mapped, cleared and walked here) and
+ * its page tables, one PTE page per 2 MiB block that holds a page.
  *
  * Linux never frees vmalloc page tables (vunmap only clears PTEs), and
  * apply_to_page_range() allocates them charged to nobody.  An arena's window
@@ -88,6 +88,84 @@ static pte_t *pmd_table(pmd_t *pmd, unsigned long addr)
 	return pte_offset_kernel(pmd, addr);
 }
 
+void arena_window_walk_ptes(struct bpf_arena *arena, unsigned long kaddr, unsigned long n,
+			    pte_fn_t fn, void *data)
+{
+	unsigned long addr = kaddr, end = kaddr + (n << PAGE_SHIFT), next;
+	pte_t *pte;
+
+	while (addr < end) {
+		next = pmd_addr_end(addr, end);
+		pte = pmd_table(kernel_pmd(addr), addr);
+		for (; pte && addr < next; addr += PAGE_SIZE, pte++)
+			if (!pte_none(*pte))
+				fn(pte, addr, data);
+		addr = next;
+	}
+}
+
+static int set_pte_cb(pte_t *pte, unsigned long addr, void *data)
+{
+	struct page ***pages = data;
+
+	if (WARN_ON_ONCE(!pte_none(ptep_get(pte))))
+		return -EBUSY;
+	set_pte_at(ksyms.init_mm, addr, pte, mk_pte(**pages, PAGE_KERNEL));
+	(*pages)++;
+	return 0;
+}
+
+struct clear_ctx {
+	struct page **pages;
+	unsigned int nr;
+};
+
+static int clear_pte_cb(pte_t *pte, unsigned long addr, void *data)
+{
+	struct clear_ctx *ctx = data;
+	pte_t old = ptep_get_and_clear(ksyms.init_mm, addr, pte);
+
+	if (!pte_none(old))
+		ctx->pages[ctx->nr++] = pte_page(old);
+	return 0;
+}
+
+/*
+ * Clears [kaddr, kaddr + n pages) of the window and returns the pages that
+ * were mapped there; plock held.  The caller flushes the TLB (not under
+ * plock: flush_tlb_kernel_range() needs interrupts on).
+ */
+unsigned int arena_window_clear(struct bpf_arena *arena, unsigned long kaddr, unsigned int n,
+				struct page **pages)
+{
+	struct clear_ctx ctx = { .pages = pages };
+
+	arena_window_walk_ptes(arena, kaddr, n, clear_pte_cb, &ctx);
+	return ctx.nr;
+}
+
+void arena_window_flush(unsigned long kaddr, unsigned int n)
+{
+	if (!n)
+		return;
+	ksyms.flush_tlb_kernel_range(kaddr, kaddr + ((unsigned long)n << PAGE_SHIFT));
+}
+
+/*
+ * Maps n pages at kaddr, whose page tables exist (arena_populate_tables()),
+ * so apply_to_page_range() allocates nothing here; plock held.  (Its
+ * _existing_ variant would skip the empty PTEs.)  Returns how many were
+ * mapped: all of them unless a PTE is not empty, which the invariant excludes.
+ */
+unsigned int arena_window_map(unsigned long kaddr, unsigned int n, struct page **pages)
+{
+	struct page **cursor = pages;
+
+	apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)n << PAGE_SHIFT,
+			    set_pte_cb, &cursor);
+	return cursor - pages;
+}
+
 static bool pte_page_empty(pte_t *ptes)
 {
 	int i;
@@ -119,7 +197,7 @@ static void table_free(struct page *table)
 /* Gives back the charge of block's PTE page, if a payer has one. */
 static void table_uncharge(struct bpf_arena *arena, unsigned long block)
 {
-	struct arena_payer *payer = xa_erase(&arena->table_payers, block);
+	struct arena_payer *payer = xa_erase(&arena->tables.payers, block);
 
 	if (payer) {
 		arena_payer_uncharge(payer, 1);
@@ -150,7 +228,7 @@ static int table_make(struct bpf_arena *arena, unsigned long block, pmd_t *pmd,
 	if (!table)
 		goto uncharge;
 	if (payer && payer->user) {
-		if (xa_insert(&arena->table_payers, block, payer,
+		if (xa_insert(&arena->tables.payers, block, payer,
 			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)) {
 			__free_page(table);
 			goto uncharge;
@@ -187,8 +265,8 @@ int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned
 	lockdep_assert_held(&arena->lock);
 	if (last >= ARENA_TABLE_BLOCKS)
 		return -EINVAL;
-	for (b = find_next_zero_bit(arena->table_blocks, last + 1, first); b <= last;
-	     b = find_next_zero_bit(arena->table_blocks, last + 1, b + 1)) {
+	for (b = find_next_zero_bit(arena->tables.blocks, last + 1, first); b <= last;
+	     b = find_next_zero_bit(arena->tables.blocks, last + 1, b + 1)) {
 		addr = max(block_addr(arena, b), kaddr);
 		pmd = block_inner(arena, b) ? kernel_pmd(addr) : NULL;
 		if (pmd)
@@ -197,7 +275,7 @@ int arena_populate_tables(struct bpf_arena *arena, unsigned long kaddr, unsigned
 			err = apply_to_page_range(ksyms.init_mm, addr, PAGE_SIZE, noop_pte_cb, NULL);
 		if (err)
 			return err;
-		__set_bit(b, arena->table_blocks);
+		__set_bit(b, arena->tables.blocks);
 	}
 	return 0;
 }
@@ -207,21 +285,41 @@ static bool range_has_pages(struct bpf_arena *arena, unsigned long lo, unsigned 
 {
 	unsigned long i;
 
-	for (i = find_next_bit(arena->used, hi, lo); i < hi;
-	     i = find_next_bit(arena->used, hi, i + 1))
-		if (!test_bit(i, arena->resv))
+	for (i = find_next_bit(arena->bits.used, hi, lo); i < hi;
+	     i = find_next_bit(arena->bits.used, hi, i + 1))
+		if (!test_bit(i, arena->bits.resv))
 			return true;
 	return false;
 }
 
+/* Tables unhooked per TLB flush by arena_trim_tables(). */
+#define TRIM_BATCH	16
+
+/* Flushes [lo, hi) of the window once, then frees the batch's tables. */
+static void trim_flush(struct bpf_arena *arena, unsigned long lo, unsigned long hi,
+		       struct page **tables, unsigned long *blocks, unsigned int nr)
+{
+	unsigned int i;
+
+	if (!nr)
+		return;
+	ksyms.flush_tlb_kernel_range(lo, hi);
+	for (i = 0; i < nr; i++) {
+		table_free(tables[i]);
+		table_uncharge(arena, blocks[i]);
+	}
+}
+
 void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned long n)
 {
-	unsigned long base, first, last, b, addr, lo, hi, max, flags;
-	struct page *table;
+	unsigned long base, first, last, b, addr, lo, hi, max, flags, flush_lo = 0;
+	unsigned long blocks[TRIM_BATCH];
+	struct page *tables[TRIM_BATCH];
+	unsigned int nr = 0;
 	pte_t *ptes;
 
 	lockdep_assert_held(&arena->lock);
-	if (!n || arena->tables_ready || !arena_has_range(arena))
+	if (!n || arena->tables.ready || !arena_has_range(arena))
 		return;
 	max = arena_page_cnt_max(arena);
 	/* The kernel address of page offset 0; the user range never wraps in 32 bits. */
@@ -229,12 +327,11 @@ void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned lo
 	first = table_block(arena, base + (pgoff << PAGE_SHIFT));
 	last = table_block(arena, base + ((pgoff + n - 1) << PAGE_SHIFT));
 	for (b = first; b <= last && b < ARENA_TABLE_BLOCKS; b++) {
-		if (!test_bit(b, arena->table_blocks) || !xa_load(&arena->table_payers, b))
+		if (!test_bit(b, arena->tables.blocks) || !xa_load(&arena->tables.payers, b))
 			continue;
 		addr = block_addr(arena, b);
 		lo = addr > base ? (addr - base) >> PAGE_SHIFT : 0;
 		hi = min((addr + PMD_SIZE - base) >> PAGE_SHIFT, max);
-		table = NULL;
 		flags = arena_plock(arena);
 		if (!range_has_pages(arena, lo, hi)) {
 			pmd_t *pmd = kernel_pmd(addr);
@@ -242,23 +339,33 @@ void arena_trim_tables(struct bpf_arena *arena, unsigned long pgoff, unsigned lo
 			ptes = pmd_table(pmd, addr);
 			/* The invariant says it is empty; a table with a PTE stays. */
 			if (ptes && pte_page_empty(ptes)) {
-				table = pmd_page(*pmd);
+				if (!nr)
+					flush_lo = addr;
+				tables[nr] = pmd_page(*pmd);
+				blocks[nr++] = b;
 				pmd_clear(pmd);
-				__clear_bit(b, arena->table_blocks);
+				__clear_bit(b, arena->tables.blocks);
 			}
 		}
 		arena_punlock(arena, flags);
-		if (!table)
-			continue;
-		ksyms.flush_tlb_kernel_range(addr, addr + PMD_SIZE);
-		table_free(table);
-		table_uncharge(arena, b);
+		/*
+		 * One flush per batch (a user's page-per-block frees once cost
+		 * an IPI to every CPU per block); the unhooked tables are freed
+		 * only after it, as pmd_free_pte_page() does.
+		 */
+		if (nr == TRIM_BATCH) {
+			trim_flush(arena, flush_lo, addr + PMD_SIZE, tables, blocks, nr);
+			nr = 0;
+		}
 	}
+	if (nr)
+		trim_flush(arena, flush_lo, block_addr(arena, blocks[nr - 1]) + PMD_SIZE,
+			   tables, blocks, nr);
 }
 
 void arena_tables_init(struct bpf_arena *arena)
 {
-	xa_init(&arena->table_payers);
+	xa_init(&arena->tables.payers);
 }
 
 /*
@@ -296,7 +403,7 @@ void arena_tables_free(struct bpf_arena *arena)
 		list_del(&table->lru);
 		table_free(table);
 	}
-	xa_for_each(&arena->table_payers, b, payer)
+	xa_for_each(&arena->tables.payers, b, payer)
 		table_uncharge(arena, b);
-	xa_destroy(&arena->table_payers);
+	xa_destroy(&arena->tables.payers);
 }
