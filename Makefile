@@ -39,19 +39,19 @@ HARNESS_DIR := $(CACHE)/linux-source-6.1/tools/testing/selftests
 CC := gcc
 WARN := -Wall -Wextra -Werror
 USER_CFLAGS := -O2 -g $(WARN) -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/lib/include
-TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -DBPF_ARENA_VERSION='"$(VERSION)"'
+TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -I$(TOP)/tests/include \
+	-DBPF_ARENA_VERSION='"$(VERSION)"'
 
 # Per-folder fragments, each owning its targets (`## target:` lines: make help).
 include $(TOP)/lib/lib.mk
 include $(TOP)/rewrite/rewrite.mk
-include $(TOP)/tests/bpf/bpf.mk
+include $(TOP)/tests/progs/progs.mk
 include $(TOP)/dkms/dkms.mk
 include $(TOP)/tests/dkms/check-dkms.mk
 include $(TOP)/tests/fuzz/fuzz.mk
 include $(TOP)/bench/bench.mk
-include $(TOP)/tests/libbpf-new/libbpf-new.mk
 include $(TOP)/tests/upstream/upstream.mk
-include $(TOP)/tests/loops/loops.mk
+include $(TOP)/tests/unit/unit.mk
 include $(TOP)/tests/stress/stress.mk
 include $(TOP)/inspect/inspect.mk
 include $(TOP)/packaging/deb.mk
@@ -99,7 +99,7 @@ tests: $(TEST_BINS)
 ## tools: the inspector and the demo (build/bin), what the tools package installs
 tools: $(TOOLS_BINS)
 
-$(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h) $(LIB_A)
+$(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/include/*.h) $(wildcard $(TOP)/uapi/*/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 

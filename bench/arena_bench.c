@@ -26,7 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "bpf_arena_lib.h"
 #include "bpf_arena_libbpf.h"
 #include "arena_prog_common.h"
@@ -35,9 +35,7 @@
 #define PG 4096UL
 #define MAX_REPS 64
 
-extern const char bench_obj_start[], bench_obj_end[];
-__asm__(".pushsection .rodata\n.balign 8\n.global bench_obj_start\nbench_obj_start:\n"
-	".incbin \"" BENCH_OBJ "\"\n.global bench_obj_end\nbench_obj_end:\n.popsection\n");
+EMBED(bench_obj, "bench_arena.v3.bpf.o");
 
 static int reps = 5;
 static double scale = 1;
@@ -94,18 +92,11 @@ static long iters(long base)
 
 static int raw_arena(unsigned int pages, __u64 map_extra, char **base)
 {
-	union bpf_attr a;
-	int fd;
+	int fd = arena_create(pages, 0, map_extra);
 	void *p;
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = 33;
-	a.max_entries = pages;
-	a.map_flags = BPF_F_MMAPABLE;
-	a.map_extra = map_extra;
-	fd = bpf_sys(BPF_MAP_CREATE, &a);
 	if (fd < 0)
-		die("arena create", -errno);
+		die("arena create", fd);
 	p = mmap(map_extra ? (void *)map_extra : NULL, (size_t)pages * PG, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | (map_extra ? MAP_FIXED : 0), fd, 0);
 	if (p == MAP_FAILED)
@@ -192,7 +183,7 @@ struct jinfo {
 	unsigned char img[65536];
 };
 
-static void prog_info(int fd, struct jinfo *j)
+static void jit_info(int fd, struct jinfo *j)
 {
 	static struct bpf_insn xl[8192];
 	struct bpf_prog_info info;
@@ -317,11 +308,11 @@ static void bench_code(int afd)
 
 	n = code_prog(p, afd, 0);
 	fd = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
-	prog_info(fd, &j0);
+	jit_info(fd, &j0);
 	close(fd);
 	n = code_prog(p, afd, pairs);
 	fd = load_raw(BPF_PROG_TYPE_SYSCALL, p, n, BPF_F_SLEEPABLE);
-	prog_info(fd, &j1);
+	jit_info(fd, &j1);
 	close(fd);
 	out("code_jit_bytes_per_access", (j1.jited_len - j0.jited_len) / (2.0 * pairs), "bytes");
 	out("code_xlated_insns_per_access", (j1.xlated_cnt - j0.xlated_cnt) / (2.0 * pairs), "insns");
@@ -331,7 +322,7 @@ static void bench_code(int afd)
 	/* the loop program's callback (second function) */
 	n = loop_prog(p, afd, true);
 	fd = load_loop_prog(p, n);
-	prog_info(fd, &jl);
+	jit_info(fd, &jl);
 	close(fd);
 	if (jl.nfuncs != 2)
 		printf("# loop program: %u jited funcs\n", jl.nfuncs);
@@ -341,7 +332,7 @@ static void bench_code(int afd)
 	}
 	n = loop_prog(p, -1, false);
 	fd = load_loop_prog(p, n);
-	prog_info(fd, &jl);
+	jit_info(fd, &jl);
 	close(fd);
 	if (jl.nfuncs == 2)
 		dump_img("loop_cb_empty", &jl, jl.func_lens[0], jl.func_lens[1]);
@@ -689,16 +680,10 @@ static void bench_user(void)
 
 static long memfree_kb(void)
 {
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	long v = meminfo_kib("MemFree");
 
-	if (!f)
-		die("meminfo", -errno);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &v) == 1)
-			break;
-	fclose(f);
+	if (v < 0)
+		die("meminfo", -ENOENT);
 	return v;
 }
 

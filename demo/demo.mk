@@ -2,7 +2,7 @@
 # (TOP, BUILD, CC, USER_CFLAGS, VERSION, LIB_A, DEMO_BIN are set there).
 #
 # demo/htab.bpf.c is built with clang-19 -mcpu=v3 (native address-space
-# casts, as tests/bpf/bpf.mk's .v3 objects) into build/demo/ (not build/bin:
+# casts, as tests/progs/progs.mk's .v3 objects) into build/demo/ (not build/bin:
 # the VM runner copies all of that into the guest) and embedded into
 # bpf-arena-demo with .incbin, so the binary needs nothing else at run time.
 DEMO_CLANG ?= clang-19

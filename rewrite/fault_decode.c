@@ -29,7 +29,7 @@
  * A wrong answer is costly either way: accepting a fault that is not a
  * raised access lets the fixup skip a kernel access or zero a register the
  * program still trusts; refusing a real one turns an arena fault into an
- * oops.  tests/fault_decode_unit_test.c holds it to each rule.
+ * oops.  tests/unit/fault_decode_unit_test.c holds it to each rule.
  */
 #include "fault_decode.h"
 #include "raise.h"

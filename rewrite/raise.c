@@ -423,7 +423,7 @@ static bool inside_form(const struct bpfa_raise_env *env, const struct bpf_insn 
  *
  * A program with a jump into a form is refused before any of this (pass 1).
  * tests/fuzz/lower_fuzz.c checks both optimisations against the plain raise
- * with its own block analysis; tests/raise_unit_test.c has one case per
+ * with its own block analysis; tests/unit/raise_unit_test.c has one case per
  * entry-point kind.
  */
 struct opt_state {

@@ -15,7 +15,7 @@
 # InRelease with debian-archive-keyring, then the Packages index, then each
 # .deb's hash (apt-get download verifies it).
 #
-# Output (the paths tests/libbpf-new/libbpf-new.mk uses):
+# Output (the paths tests/progs/progs.mk uses):
 #   cache/backports/root/usr/include/bpf/*.h
 #   cache/backports/root/usr/lib/x86_64-linux-gnu/libbpf.{a,so*}
 #   cache/backports/root/usr/sbin/bpftool     (libbpf is linked in statically)

@@ -5,9 +5,10 @@
  * ops, the mmap rules, page semantics, fork/exec, mremap/munmap/mprotect,
  * BPF_F_SEGV_ON_FAULT, concurrent faults, a full 4 GiB arena, capabilities.
  *
- * Only the raw bpf() syscall, mmap & co. and libc are used -- no project
- * header or library -- so the same binary proves that 6.1 + bpf_arena.ko
- * behaves like the in-tree arena.  Every expectation below was measured on
+ * Only the raw bpf() syscall (through test_util.h's wrappers, which use
+ * nothing of the project), mmap & co. and libc are used -- no project header
+ * or library -- so the same binary proves that 6.1 + bpf_arena.ko behaves
+ * like the in-tree arena.  Every expectation below was measured on
  * the stock Debian 6.12.118 kernel (tests/vm/run --kernel 6.12); where that
  * differs from what a reading of the source suggested, a comment says so.
  */
@@ -32,11 +33,9 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "test_util.h"
 
-/* The host's <linux/bpf.h> is 6.1's: it has no arena. */
-#ifndef BPF_MAP_TYPE_ARENA
-#define BPF_MAP_TYPE_ARENA 33
-#endif
+/* The host's <linux/bpf.h> is 6.1's: it has no arena (test_util.h defines its map type). */
 #ifndef BPF_F_SEGV_ON_FAULT
 #define BPF_F_SEGV_ON_FAULT (1U << 17)
 #endif
@@ -63,22 +62,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static long sys_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
-
-static void arena_attr(union bpf_attr *a, __u32 pages, __u32 flags, __u64 extra)
-{
-	memset(a, 0, sizeof(*a));
-	a->map_type = BPF_MAP_TYPE_ARENA;
-	a->key_size = 0;
-	a->value_size = 0;
-	a->max_entries = pages;
-	a->map_flags = BPF_F_MMAPABLE | flags;
-	a->map_extra = extra;
-}
-
 /* fd, or -errno. */
 static int create_attr(union bpf_attr *a)
 {
@@ -96,26 +79,6 @@ static int create_result(union bpf_attr *a)
 		return fd;
 	close(fd);
 	return 0;
-}
-
-static int arena_create(__u32 pages, __u32 flags, __u64 extra)
-{
-	union bpf_attr a;
-
-	arena_attr(&a, pages, flags, extra);
-	return create_attr(&a);
-}
-
-static int map_info(int fd, struct bpf_map_info *info)
-{
-	union bpf_attr a;
-
-	memset(info, 0, sizeof(*info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(*info);
-	a.info.info = (uintptr_t)info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) ? -errno : 0;
 }
 
 /* 0 or errno of an element op on map fd. */
@@ -146,15 +109,6 @@ static int batch_op(int cmd, int fd)
 	if (cmd == BPF_MAP_LOOKUP_BATCH || cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH)
 		a.batch.out_batch = (uintptr_t)&out;
 	return sys_bpf(cmd, &a, sizeof(a)) ? errno : 0;
-}
-
-static int map_freeze(int fd)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	return sys_bpf(BPF_MAP_FREEZE, &a, sizeof(a)) ? errno : 0;
 }
 
 /* 0 and *out = the mapping, or errno. */
@@ -196,48 +150,6 @@ static bool in_proc_maps(uintptr_t start, size_t len)
 	}
 	fclose(f);
 	return found;
-}
-
-/* Fault catching in the calling process, without dying. */
-static sigjmp_buf fault_jmp;
-static void *volatile fault_addr;
-static volatile int fault_signo, fault_code;
-
-static void fault_handler(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	fault_signo = sig;
-	fault_addr = si->si_addr;
-	fault_code = si->si_code;
-	siglongjmp(fault_jmp, 1);
-}
-
-/* true if the access faulted; fault_signo/addr/code say how. */
-static bool access_faults(volatile char *p, bool write)
-{
-	struct sigaction sa, old_segv, old_bus;
-	volatile bool faulted = false;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = fault_handler;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
-	fault_signo = 0;
-	fault_addr = NULL;
-	fault_code = 0;
-	if (sigsetjmp(fault_jmp, 1) == 0) {
-		if (write)
-			*p = 0x5a;
-		else
-			(void)*p;
-	} else {
-		faulted = true;
-	}
-	sigaction(SIGSEGV, &old_segv, NULL);
-	sigaction(SIGBUS, &old_bus, NULL);
-	return faulted;
 }
 
 /*
@@ -698,17 +610,6 @@ TEST(create_nonzero_bytes_past_the_last_field_are_refused)
 
 /* --------------------------------------------------------- capabilities */
 
-static int set_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {
-		{ (__u32)caps, (__u32)caps, 0 },
-		{ (__u32)(caps >> 32), (__u32)(caps >> 32), 0 },
-	};
-
-	return syscall(SYS_capset, &hdr, data);
-}
-
 struct caps_child {
 	__u64 caps;
 	bool setuid_nobody;
@@ -864,7 +765,7 @@ TEST(freeze_of_an_unmapped_arena_works_and_a_second_freeze_is_eperm)
 
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, map_freeze(fd));
-	EXPECT_EQ(EPERM, map_freeze(fd));
+	EXPECT_EQ(-EPERM, map_freeze(fd));
 	close(fd);
 }
 
@@ -910,9 +811,9 @@ TEST(freeze_is_ebusy_once_mapped_writable_even_after_munmap)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, map_shared(fd, NULL, len, 0, &p));
-	EXPECT_EQ(EBUSY, map_freeze(fd));
+	EXPECT_EQ(-EBUSY, map_freeze(fd));
 	ASSERT_EQ(0, munmap(p, len));
-	EXPECT_EQ(EBUSY, map_freeze(fd));
+	EXPECT_EQ(-EBUSY, map_freeze(fd));
 	close(fd);
 }
 

@@ -3,7 +3,7 @@
  * Adversarial programs (issue 5 part 2).  Every test ends in "rejected with a
  * clear message" (errno and a log substring) or "loaded and harmless" (it runs
  * and gives what the VERIFIED model implies; the VM runner fails the run on any
- * WARNING/BUG in dmesg).  Raw instructions (tests/bpf_insn.h, bpf_insn_extra.h).
+ * WARNING/BUG in dmesg).  Raw instructions (tests/include/bpf_insn.h).
  *
  * Runs on 6.1 with the module and on 6.12 (in-tree arena).  Program-misuse tests
  * run on both; where the module's placeholders make 6.1 differ (hand-written
@@ -24,8 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG		4096
 #define ARENA_PAGES	16
@@ -34,63 +33,19 @@
 
 static char vlog[LOG_SIZE];
 
-struct arena {
-	int fd;
-	char *base;
-	size_t size;
-};
-
-static int arena_create(struct arena *a, unsigned int pages)
-{
-	union bpf_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	if (fd < 0)
-		return -errno;
-	a->fd = fd;
-	a->size = (size_t)pages * PG;
-	a->base = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
-	if (a->base == MAP_FAILED) {
-		close(a->fd);
-		return -errno;
-	}
-	return 0;
-}
-
-static void arena_close(struct arena *a)
-{
-	munmap(a->base, a->size);
-	close(a->fd);
-}
-
 /* A 64-byte, 1-entry ARRAY map whose value starts with OVAL. */
 static int other_map_create(void)
 {
 	uint64_t val[8] = { OVAL, 2, 3, 4, 5, 6, 7, 8 };
-	union bpf_attr attr;
 	uint32_t key = 0;
-	int fd;
+	int fd = array_create(sizeof(val), 0), err;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = sizeof(val);
-	attr.max_entries = 1;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
 	if (fd < 0)
-		return -errno;
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_u64(&key);
-	attr.value = ptr_u64(val);
-	if (bpf_sys(BPF_MAP_UPDATE_ELEM, &attr)) {
+		return fd;
+	err = map_update(fd, &key, val);
+	if (err) {
 		close(fd);
-		return -errno;
+		return err;
 	}
 	return fd;
 }
@@ -98,14 +53,9 @@ static int other_map_create(void)
 static uint64_t other_map_word(int fd, unsigned int i)
 {
 	uint64_t val[8] = { 0 };
-	union bpf_attr attr;
 	uint32_t key = 0;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_u64(&key);
-	attr.value = ptr_u64(val);
-	if (bpf_sys(BPF_MAP_LOOKUP_ELEM, &attr))
+	if (map_lookup(fd, &key, val))
 		return ~0ULL;
 	return val[i];
 }
@@ -128,7 +78,7 @@ FIXTURE(adv) {
 
 FIXTURE_SETUP(adv)
 {
-	ASSERT_EQ(0, arena_create(&self->a, ARENA_PAGES));
+	ASSERT_EQ(0, arena_open(&self->a, ARENA_PAGES, 0, true));
 	memset(self->a.base, 0, 4 * PG);	/* pages 0-3 populated */
 	self->ofd = other_map_create();
 	ASSERT_LE(0, self->ofd);
@@ -143,17 +93,7 @@ FIXTURE_TEARDOWN(adv)
 #define LOAD(insns) load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE)
 
 /* Loads (asserting success), runs on ctx, closes; returns r0. */
-#define RUN(insns, ctx)								\
-	({									\
-		int __fd = LOAD(insns);						\
-		long __r;							\
-		if (__fd < 0)							\
-			TH_LOG("load: %s\n%s", strerror(-__fd), vlog);		\
-		ASSERT_LE(0, __fd);						\
-		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));		\
-		close(__fd);							\
-		__r;								\
-	})
+#define RUN(insns, ctx)	LOAD_RUN(insns, ctx, vlog, LOG_SIZE)
 
 /* Asserts the load fails with -ERR and the log holds MSG. */
 #define EXPECT_REJECTED(insns, ERR, MSG)					\
@@ -595,7 +535,7 @@ TEST_F(adv, two_arenas_stay_separate)
 	uint64_t *cb;
 	int fa, fb;
 
-	ASSERT_EQ(0, arena_create(&b, 4));
+	ASSERT_EQ(0, arena_open(&b, 4, 0, true));
 	memset(b.base, 0, 2 * PG);
 	cb = (uint64_t *)(b.base + PG + 64);
 	{
@@ -939,7 +879,7 @@ TEST(module_unload_refused_while_programs_live)
 		SKIP(return, "6.12 has in-tree arena: no module");
 	if (!kmod_is_loaded())
 		ASSERT_EQ(0, kmod_load());
-	ASSERT_EQ(0, arena_create(&a, 4));
+	ASSERT_EQ(0, arena_open(&a, 4, 0, true));
 	{
 		uint64_t ctx[2] = { ptr_u64(a.base), 0x99 };
 		struct bpf_insn insns[] = {
@@ -971,7 +911,7 @@ TEST(module_unload_refused_while_programs_live)
 	/* Reload for the tests that follow, and check it works. */
 	if (!kmod_is_loaded())
 		ASSERT_EQ(0, kmod_load());
-	ASSERT_EQ(0, arena_create(&a, 4));
+	ASSERT_EQ(0, arena_open(&a, 4, 0, true));
 	{
 		uint64_t ctx[2] = { ptr_u64(a.base + 8), 0x77 };
 		struct bpf_insn insns[] = {

@@ -27,27 +27,15 @@
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
-#include "arena_kfunc_util.h"
-#include "kmod_util.h"
+#include "test_util.h"
+#include "arena_kfunc_common.h"
 
 EMBED(rv_v3, "arena_any_ctx_alloc.v3.bpf.o");
 
-static const struct kf_img img = { "arena_any_ctx_alloc", rv_v3_start, rv_v3_end };
-
-struct rv_stats {
-	__u64 runs;
-	__u64 allocs;
-	__u64 fails;
-	__u64 bad_data;
-	__u64 kept_pages;
-	__u64 memalloc_runs;
-	__u64 memalloc_pages;
-	__u64 control_pages;
-	__u64 min_stack_left;
-	__u64 hits[24];
-};
+static const struct obj_img img = { "arena_any_ctx_alloc", rv_v3_start, rv_v3_end };
 
 static const char *const storm_names[24] = {
 	"storm_alloc_pages", "storm_alloc_pages_x", "storm_gpff", "storm_rmqueue_bulk",
@@ -80,54 +68,15 @@ static bool in_vmlinux_btf(const struct btf *btf, const char *name)
 }
 
 #define POOL_PARAM "/sys/module/bpf_arena/parameters/nosleep_pool_pages"
-#define CG_ROOT "/sys/fs/cgroup"
 #define CG_STORM CG_ROOT "/arena_anyctx_storm"
 #define CG_LIM CG_ROOT "/arena_anyctx_lim"
-
-static unsigned long read_ul(const char *path)
-{
-	char buf[64];
-
-	if (!read_line(path, buf, sizeof(buf)))
-		return ~0UL;
-	return strtoul(buf, NULL, 10);
-}
-
-static bool cg_setup(void)
-{
-	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	return write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
-}
-
-static bool cg_enter(const char *cg)
-{
-	char path[256], pid[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	return write_str(path, pid);
-}
-
-static void tune(struct bpf_object *obj, void *arg)
-{
-	(void)obj;
-	(void)arg;
-}
-
-static void set_u32(struct __test_metadata *_metadata, struct bpf_object *obj, const char *var,
-		    __u32 v)
-{
-	ASSERT_EQ(0, kf_global(obj, var, &v, sizeof(v), true)) TH_LOG("set %s", var);
-}
 
 static struct rv_stats get_stats(struct __test_metadata *_metadata, struct bpf_object *obj)
 {
 	struct rv_stats st;
 
 	memset(&st, 0, sizeof(st));
-	EXPECT_EQ(0, kf_global(obj, "stats", &st, sizeof(st), false));
+	EXPECT_EQ(0, obj_global(obj, "stats", &st, sizeof(st), false));
 	return st;
 }
 
@@ -218,9 +167,9 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 		SKIP(return, "native arena kernel");
 	ASSERT_TRUE(read_line(POOL_PARAM, oldpool, sizeof(oldpool)));
 	ASSERT_TRUE(write_str(POOL_PARAM, "2"));
-	if (cg_setup()) {
+	if (memcg_enable()) {
 		mkdir(CG_STORM, 0755);
-		EXPECT_TRUE(cg_enter(CG_STORM));
+		EXPECT_TRUE(cg_move(CG_STORM, getpid()));
 	} else {
 		TH_LOG("no memory cgroup: memcg charging paths not exercised");
 	}
@@ -235,7 +184,7 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 	}
 	only[n] = NULL;
 	btf__free(vmlinux);
-	err = kf_open_load(&img, &obj, only, 0, tune, NULL, NULL, 0);
+	err = obj_open_load(&img, &obj, only, 0, NULL, NULL, NULL, 0);
 	ASSERT_EQ(0, err) TH_LOG("load: %d", err);
 	for (i = 0; i < 24; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, storm_names[i]);
@@ -255,7 +204,7 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 	traffic_stop = 0;
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, traffic, (void *)(long)i));
-	set_u32(_metadata, obj, "armed", 1);
+	ASSERT_EQ(0, obj_set_u32(obj, "armed", 1)) TH_LOG("set armed");
 	secs = 18;
 	for (i = 0; i < secs; i++) {
 		sleep(1);
@@ -265,7 +214,7 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 			       st.runs, st.allocs, st.fails, st.kept_pages);
 		}
 	}
-	set_u32(_metadata, obj, "armed", 0);
+	ASSERT_EQ(0, obj_set_u32(obj, "armed", 0)) TH_LOG("set armed");
 	traffic_stop = 1;
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
@@ -286,7 +235,7 @@ TEST_F_TIMEOUT(storm, storm_allocator_internals, 300)
 	EXPECT_EQ(0, st.bad_data);
 	EXPECT_LT(0, st.allocs);
 	write_str(POOL_PARAM, oldpool);
-	cg_enter(CG_ROOT);
+	cg_move(CG_ROOT, getpid());
 	rmdir(CG_STORM);
 }
 
@@ -303,36 +252,36 @@ TEST(pf_memalloc_respects_memcg_limit)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel");
-	if (!cg_setup())
+	if (!memcg_enable())
 		SKIP(return, "no cgroup v2 memory controller");
 	ASSERT_TRUE(read_line(POOL_PARAM, oldpool, sizeof(oldpool)));
 	ASSERT_TRUE(write_str(POOL_PARAM, "1"));
 	mkdir(CG_LIM, 0755);
-	ASSERT_TRUE(cg_enter(CG_LIM));
-	err = kf_open_load(&img, &obj, only, 0, tune, NULL, NULL, 0);
+	ASSERT_TRUE(cg_move(CG_LIM, getpid()));
+	err = obj_open_load(&img, &obj, only, 0, NULL, NULL, NULL, 0);
 	/* The arena is charged to CG_LIM; this process leaves it. */
-	ASSERT_TRUE(cg_enter(CG_ROOT));
+	ASSERT_TRUE(cg_move(CG_ROOT, getpid()));
 	ASSERT_EQ(0, err) TH_LOG("load: %d", err);
 	l1 = bpf_program__attach(bpf_object__find_program_by_name(obj, "memalloc_round_reclaim"));
 	ASSERT_EQ(0, libbpf_get_error(l1));
 	l2 = bpf_program__attach(bpf_object__find_program_by_name(obj, "memalloc_round_control"));
 	ASSERT_EQ(0, libbpf_get_error(l2));
 	sleep(1);	/* the pool's refill */
-	cur = read_ul(CG_LIM "/memory.current");
+	cur = read_num(CG_LIM "/memory.current");
 	snprintf(num, sizeof(num), "%lu", cur + 4096 * 8);
 	ASSERT_TRUE(write_str(CG_LIM "/memory.max", num));
-	max = read_ul(CG_LIM "/memory.max");
-	set_u32(_metadata, obj, "armed_tgid", (__u32)getpid());
-	set_u32(_metadata, obj, "pages_per_call", 4);
+	max = read_num(CG_LIM "/memory.max");
+	ASSERT_EQ(0, obj_set_u32(obj, "armed_tgid", (__u32)getpid())) TH_LOG("set armed_tgid");
+	ASSERT_EQ(0, obj_set_u32(obj, "pages_per_call", 4)) TH_LOG("set pages_per_call");
 	/* Control: no PF_MEMALLOC; goes on until the limit refuses 8 times in a row. */
 	for (i = 0; i < 400 && fails < 8; i++) {
 		__u64 before = get_stats(_metadata, obj).control_pages;
 
-		ASSERT_EQ(0, kf_run(obj, "memalloc_round_control", &ret));
+		ASSERT_EQ(0, obj_run(obj, "memalloc_round_control", &ret));
 		fails = get_stats(_metadata, obj).control_pages == before ? fails + 1 : 0;
 	}
 	st = get_stats(_metadata, obj);
-	c2 = read_ul(CG_LIM "/memory.current");
+	c2 = read_num(CG_LIM "/memory.current");
 	TH_LOG("control (no PF_MEMALLOC): %llu pages in %d calls; memory.current %lu max %lu",
 	       st.control_pages, i, c2, max);
 	EXPECT_EQ(8, fails) TH_LOG("the memcg limit never refused the control");
@@ -340,7 +289,7 @@ TEST(pf_memalloc_respects_memcg_limit)
 	for (i = 0; i < 4; i++)
 		write_str(CG_LIM "/memory.reclaim", "1M");
 	st = get_stats(_metadata, obj);
-	c2 = read_ul(CG_LIM "/memory.current");
+	c2 = read_num(CG_LIM "/memory.current");
 	TH_LOG("PF_MEMALLOC: %llu calls got %llu pages; memory.current %lu (max %lu, %+ld pages)",
 	       st.memalloc_runs, st.memalloc_pages, c2, max, ((long)c2 - (long)max) / 4096);
 	EXPECT_LT(0, st.memalloc_runs) TH_LOG("the program never ran with PF_MEMALLOC");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Adversarial and edge bpf_for shapes from attack review 3
- * (tests/loops/bpf_for_adv.bpf.c), each program loaded alone.  6.12 runs
+ * (tests/progs/arena_bpf_for_adv.bpf.c), each program loaded alone.  6.12 runs
  * them all with upstream's results.  On 6.1 + module three are limits, each
  * refused as this test pins: five nested loops by the pass (deeper than its
  * 4, named as bpf_for), four nested bpf_for by 6.1's verifier (each level
@@ -17,66 +17,24 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
-extern const char adv_obj_start[], adv_obj_end[];
-__asm__(".pushsection .rodata\n.balign 8\n"
-	".global adv_obj_start\nadv_obj_start:\n.incbin \"" ADV_OBJ "\"\n"
-	".global adv_obj_end\nadv_obj_end:\n.popsection\n");
-
-static char print_buf[1 << 16];
-static size_t print_len;
-
-static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, ap);
-	if (n > 0 && print_len + n < sizeof(print_buf))
-		print_len += n;
-	return 0;
-}
-
-/* Loads only `name`; its fd, or -1 (the log in print_buf). */
-static int load_one(struct bpf_object **objp, const char *name)
-{
-	struct bpf_object *obj;
-	struct bpf_program *p;
-
-	print_len = 0;
-	print_buf[0] = 0;
-	libbpf_set_print(print_fn);
-	obj = bpf_object__open_mem(adv_obj_start, adv_obj_end - adv_obj_start, NULL);
-	if (libbpf_get_error(obj))
-		return -1;
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
-	*objp = obj;
-	if (bpf_object__load(obj))
-		return -1;
-	return bpf_program__fd(bpf_object__find_program_by_name(obj, name));
-}
+EMBED(adv_obj, "arena_bpf_for_adv.bpf.o");
 
 static long run(int fd, void *ctx, size_t size, double *secs)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = size);
-	struct timespec a, b;
-	long r;
+	double t0 = now();
+	long r = run_syscall_prog(fd, ctx, size);
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	r = bpf_prog_test_run_opts(fd, &o) ? -errno : (long)o.retval;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	*secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	*secs = now() - t0;
 	return r;
 }
 
 static const char *refusal(void)
 {
-	const char *m = strstr(print_buf, "bpf_arena: insn");
+	const char *m = strstr(libbpf_msgs, "bpf_arena: insn");
 
-	return m ? m : (print_len > 1500 ? print_buf + print_len - 1500 : print_buf);
+	return m ? m : str_tail(libbpf_msgs, 1500);
 }
 
 /* Loads name; a load the test does not expect fails it. */
@@ -85,7 +43,7 @@ static const char *refusal(void)
 	int fd;									\
 	double secs;								\
 	NEED_ARENA();								\
-	fd = load_one(&obj, name);						\
+	fd = obj_load_one(adv_obj_start, adv_obj_end, name, &obj);		\
 	ASSERT_LE(0, fd) TH_LOG("%s refused: %.1500s", name, refusal())
 
 /* The programs use an arena: the module or a 6.9+ kernel. */
@@ -102,9 +60,9 @@ static const char *refusal(void)
 										\
 		NEED_ARENA();							\
 		if (!kernel_has_native_arena()) {				\
-			ASSERT_GT(0, load_one(&o61, name));			\
+			ASSERT_GT(0, obj_load_one(adv_obj_start, adv_obj_end, name, &o61)); \
 			bpf_object__close(o61);					\
-			EXPECT_NE(NULL, strstr(print_buf, text))		\
+			EXPECT_NE(NULL, strstr(libbpf_msgs, text))		\
 				TH_LOG("%.1500s", refusal());			\
 			return;							\
 		}								\
@@ -129,9 +87,9 @@ TEST(nest5_names_bpf_for)
 	NEED_ARENA();
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 runs five nested bpf_for loops (test nest5)");
-	ASSERT_GT(0, load_one(&obj, "nest5"));
+	ASSERT_GT(0, obj_load_one(adv_obj_start, adv_obj_end, "nest5", &obj));
 	bpf_object__close(obj);
-	ASSERT_NE(NULL, strstr(print_buf, "bpf_arena: insn")) TH_LOG("%s", refusal());
+	ASSERT_NE(NULL, strstr(libbpf_msgs, "bpf_arena: insn")) TH_LOG("%s", refusal());
 	EXPECT_NE(NULL, strstr(refusal(), "bpf_for")) TH_LOG("%.300s", refusal());
 }
 

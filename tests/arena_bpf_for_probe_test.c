@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Installing bpf_arena.ko must not break BPF programs that use no arena
- * (attack review 3).  tests/loops/bpf_for_probe.bpf.c feature-probes
+ * (attack review 3).  tests/progs/arena_bpf_for_probe.bpf.c feature-probes
  * bpf_iter_num_new with bpf_ksym_exists() and falls back to a plain loop: on
  * stock 6.1 (`tests/vm/run --kernel 6.1 --no-module`) the fallback runs, on
  * 6.12 the kernel's iterators.  With the module on 6.1 libbpf resolves the
@@ -17,27 +17,10 @@
 #include <bpf/btf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include "bpf_insn.h"
 
-extern const char probe_obj_start[], probe_obj_end[];
-__asm__(".pushsection .rodata\n.balign 8\n"
-	".global probe_obj_start\nprobe_obj_start:\n.incbin \"" PROBE_OBJ "\"\n"
-	".global probe_obj_end\nprobe_obj_end:\n.popsection\n");
-
-static char print_buf[1 << 16];
-static size_t print_len;
-
-static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	(void)level;
-	n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, ap);
-	if (n > 0 && print_len + n < sizeof(print_buf))
-		print_len += n;
-	return 0;
-}
+EMBED(probe_obj, "arena_bpf_for_probe.bpf.o");
 
 TEST(non_arena_program_probing_iterators_still_loads)
 {
@@ -45,12 +28,11 @@ TEST(non_arena_program_probing_iterators_still_loads)
 	__u64 ctx[2] = { 0, 0 };
 	int err, fd;
 
-	libbpf_set_print(print_fn);
+	libbpf_capture(false);
 	obj = bpf_object__open_mem(probe_obj_start, probe_obj_end - probe_obj_start, NULL);
 	ASSERT_EQ(0, libbpf_get_error(obj));
 	err = bpf_object__load(obj);
-	ASSERT_EQ(0, err) TH_LOG("load: %d\n%s", err,
-				 print_len > 4000 ? print_buf + print_len - 4000 : print_buf);
+	ASSERT_EQ(0, err) TH_LOG("load: %d\n%s", err, str_tail(libbpf_msgs, 4000));
 	fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "probe_sum"));
 	ASSERT_LE(0, fd);
 	{
@@ -77,8 +59,7 @@ TEST(vmlinux_typed_ksym_program_loads_as_without_the_module)
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_insn insns[] = {
 		I_MOV64_IMM(0, 7),
-		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1, .src_reg = BPF_PSEUDO_BTF_ID },
-		{ .imm = 0 },	/* BTF fd 0: vmlinux */
+		I_LD_PSEUDO(1, BPF_PSEUDO_BTF_ID, 0),	/* the id below; BTF fd 0: vmlinux */
 		I_EXIT(),
 	};
 	char log[4096];

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_for / bpf_repeat and the raw bpf_iter_num_* kfuncs in clang-19 arena
- * programs loaded by libbpf 1.4.6 (tests/loops/bpf_for.bpf.c,
- * bpf_for_refused.bpf.c): the same results as upstream's iterator on 6.1
+ * programs loaded by libbpf 1.4.6 (tests/progs/arena_bpf_for.bpf.c,
+ * arena_bpf_for_refused.bpf.c): the same results as upstream's iterator on 6.1
  * with the module (inlined, the loops outlined: docs/LOOPS.md) and on 6.12
  * (native), upstream's edge cases included; programs without an arena
  * (translated too); the programs the two kernels judge differently, each
@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #if LIBBPF_MAJOR_VERSION < 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION < 4)
 #error "needs the headers of libbpf >= 1.4 (bookworm-backports, LIBBPF_BPO_INC)"
@@ -31,40 +31,13 @@
 #define MAX_LOOPS	(1 << 23)	/* BPF_MAX_LOOPS */
 #define NODES		300
 
-extern const char for_obj_start[], for_obj_end[];
-extern const char refused_obj_start[], refused_obj_end[];
-__asm__(".pushsection .rodata\n.balign 8\n"
-	".global for_obj_start\nfor_obj_start:\n.incbin \"" FOR_OBJ "\"\n"
-	".global for_obj_end\nfor_obj_end:\n.balign 8\n"
-	".global refused_obj_start\nrefused_obj_start:\n.incbin \"" REFUSED_OBJ "\"\n"
-	".global refused_obj_end\nrefused_obj_end:\n.popsection\n");
+EMBED(for_obj, "arena_bpf_for.bpf.o");
+EMBED(refused_obj, "arena_bpf_for_refused.bpf.o");
 
-static char print_buf[1 << 16];
-static size_t print_len;
-
-static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	(void)level;
-	n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, ap);
-	if (n > 0 && print_len + n < sizeof(print_buf))
-		print_len += n;
-	return 0;
-}
-
+/* The end of what libbpf said (the verifier's log ends it). */
 static const char *log_tail(void)
 {
-	return print_len > 6000 ? print_buf + print_len - 6000 : print_buf;
-}
-
-static long run(int fd, void *ctx, size_t size)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = size);
-
-	if (bpf_prog_test_run_opts(fd, &o))
-		return -errno;
-	return o.retval;
+	return str_tail(libbpf_msgs, 6000);
 }
 
 FIXTURE(iter) {
@@ -77,8 +50,7 @@ FIXTURE_SETUP(iter)
 	size_t size = 0;
 	int err;
 
-	print_len = 0;
-	libbpf_set_print(print_fn);
+	libbpf_capture(false);
 	self->obj = bpf_object__open_mem(for_obj_start, for_obj_end - for_obj_start, NULL);
 	ASSERT_EQ(0, libbpf_get_error(self->obj));
 	err = bpf_object__load(self->obj);
@@ -91,11 +63,6 @@ FIXTURE_SETUP(iter)
 FIXTURE_TEARDOWN(iter)
 {
 	bpf_object__close(self->obj);
-}
-
-static int prog_fd(struct bpf_object *obj, const char *name)
-{
-	return bpf_program__fd(bpf_object__find_program_by_name(obj, name));
 }
 
 struct range_args {
@@ -134,7 +101,7 @@ static void check_range(struct __test_metadata *_metadata, int fd, int start, in
 	struct range_args got = { .start = start, .end = end }, want;
 
 	expect_range(&want, start, end);
-	ASSERT_EQ(0, run(fd, &got, sizeof(got)));
+	ASSERT_EQ(0, run_syscall_prog(fd, &got, sizeof(got)));
 	EXPECT_EQ(want.ret, got.ret) TH_LOG("[%d, %d)", start, end);
 	EXPECT_EQ(want.n, got.n) TH_LOG("[%d, %d)", start, end);
 	EXPECT_EQ(want.sum, got.sum) TH_LOG("[%d, %d)", start, end);
@@ -146,12 +113,12 @@ TEST_F(iter, printk_in_loop_bodies)
 {
 	__u64 ctx[1] = { 0 };
 
-	EXPECT_EQ(6, run(prog_fd(self->obj, "printk_in_loops"), ctx, sizeof(ctx)));
+	EXPECT_EQ(6, run_syscall_prog(obj_prog_fd(self->obj, "printk_in_loops"), ctx, sizeof(ctx)));
 }
 
 TEST_F(iter, ranges_as_upstream)
 {
-	int fd = prog_fd(self->obj, "range_sum");
+	int fd = obj_prog_fd(self->obj, "range_sum");
 
 	ASSERT_LE(0, fd);
 	check_range(_metadata, fd, 0, 1000);
@@ -169,12 +136,12 @@ TEST_F(iter, ranges_as_upstream)
 /* BPF_MAX_LOOPS values: bpf_loop()'s 8M bodies and the one after. */
 TEST_F(iter, exactly_max_loops)
 {
-	check_range(_metadata, prog_fd(self->obj, "range_sum"), 0, MAX_LOOPS);
+	check_range(_metadata, obj_prog_fd(self->obj, "range_sum"), 0, MAX_LOOPS);
 }
 
 TEST_F(iter, arena_list_walk)
 {
-	int fd = prog_fd(self->obj, "list_walk");
+	int fd = obj_prog_fd(self->obj, "list_walk");
 	__u64 (*node)[2] = (void *)(self->base + 4096), sum = 0, ctx[4];
 	int i;
 
@@ -186,50 +153,32 @@ TEST_F(iter, arena_list_walk)
 	/* The whole list: the walk ends at the NULL next. */
 	ctx[0] = (__u64)(uintptr_t)node[0];
 	ctx[1] = 1000000;
-	ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(sum, ctx[2]);
 	EXPECT_EQ(NODES, ctx[3]);
 	/* A bound below the list's length: bpf_for stops the walk. */
 	ctx[1] = 100;
-	ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(100, ctx[3]);
 	EXPECT_EQ(100 * 99 / 2 * 3 + 100, ctx[2]);
 }
 
 TEST_F(iter, nested_for_and_repeat)
 {
-	int fd = prog_fd(self->obj, "nested");
+	int fd = obj_prog_fd(self->obj, "nested");
 	__u64 ctx[4] = { 30, 20, 0, 0 }, sum = 0;
 	int i, j;
 
 	for (i = 0; i < 30; i++)
 		for (j = 0; j < 20; j++)
 			sum += (__u64)i * j;
-	ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(600, ctx[2]);
 	EXPECT_EQ(sum, ctx[3]);
 	ctx[1] = 0;
-	ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(0, ctx[2]);
 	EXPECT_EQ(0, ctx[3]);
-}
-
-/* Opens the second object and loads only `name`: its fd, or -errno with the log kept. */
-static int load_one(struct bpf_object **obj, const char *name)
-{
-	struct bpf_program *p;
-	int err;
-
-	print_len = 0;
-	*obj = bpf_object__open_mem(refused_obj_start, refused_obj_end - refused_obj_start, NULL);
-	if (libbpf_get_error(*obj))
-		return -EINVAL;
-	bpf_object__for_each_program(p, *obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
-	err = bpf_object__load(*obj);
-	if (err)
-		return err;
-	return prog_fd(*obj, name);
 }
 
 /* The module translates iterators in any program, arena or not. */
@@ -239,23 +188,11 @@ TEST(no_arena_program)
 	__u64 ctx[2] = { 100, 0 };
 	int fd;
 
-	libbpf_set_print(print_fn);
-	fd = load_one(&obj, "no_arena");
+	fd = obj_load_one(refused_obj_start, refused_obj_end, "no_arena", &obj);
 	ASSERT_LE(0, fd) TH_LOG("%s", log_tail());
-	ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(4950, ctx[1]);
 	bpf_object__close(obj);
-}
-
-static int set_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {
-		{ (__u32)caps, (__u32)caps, 0 },
-		{ (__u32)(caps >> 32), (__u32)(caps >> 32), 0 },
-	};
-
-	return syscall(SYS_capset, &hdr, data);
 }
 
 /*
@@ -310,17 +247,16 @@ TEST(reset_iterator)
 	struct timespec t0, t1;
 	int fd;
 
-	libbpf_set_print(print_fn);
-	fd = load_one(&obj, "reset_iter");
+	fd = obj_load_one(refused_obj_start, refused_obj_end, "reset_iter", &obj);
 	if (kernel_has_native_arena()) {
 		/* 6.12's verifier protects the iterator's slot. */
 		ASSERT_EQ(-EINVAL, fd);
-		EXPECT_NE(NULL, strstr(print_buf, "expected an initialized iter_num as arg #0"))
+		EXPECT_NE(NULL, strstr(libbpf_msgs, "expected an initialized iter_num as arg #0"))
 			TH_LOG("%s", log_tail());
 	} else {
 		ASSERT_LE(0, fd) TH_LOG("%s", log_tail());
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ASSERT_EQ(0, run(fd, ctx, sizeof(ctx)));
+		ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		EXPECT_EQ(MAX_LOOPS + 1, ctx[0]);
 		TH_LOG("%llu bodies in %.1f s", (unsigned long long)ctx[0],

@@ -21,7 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG		4096UL
 #define NR_BPF_32	357	/* arch/x86/entry/syscalls/syscall_32.tbl */
@@ -49,14 +49,6 @@ static long bpf64(int cmd, const union bpf_attr *attr)
 	return r < 0 ? -errno : r;
 }
 
-static void arena_attr(union bpf_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->map_type = BPF_ARENA_MAP_TYPE;
-	a->max_entries = 4;
-	a->map_flags = BPF_ARENA_F_MMAPABLE;
-}
-
 FIXTURE(compat) {
 	int map64;
 	char *page;	/* page 0 of its arena, mapped */
@@ -74,7 +66,7 @@ FIXTURE_SETUP(compat)
 	r = bpf32(BPF_PROG_GET_NEXT_ID, &a);
 	if (r == -ENOSYS)
 		SKIP(return, "no 32-bit syscall entry in this kernel (ia32 emulation off)");
-	arena_attr(&a);
+	arena_attr(&a, 4, 0, 0);
 	self->map64 = (int)bpf64(BPF_MAP_CREATE, &a);
 	ASSERT_LE(0, self->map64);
 	self->page = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->map64, 0);
@@ -126,7 +118,7 @@ TEST_F(compat, arena_map_create_through_int_0x80)
 	long fd;
 	char *p;
 
-	arena_attr(&a);
+	arena_attr(&a, 4, 0, 0);
 	fd = bpf32(BPF_MAP_CREATE, &a);
 	ASSERT_LE(0, fd);
 	p = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
@@ -157,7 +149,7 @@ TEST_F(compat, second_freeze_through_int_0x80_is_eperm)
 	union bpf_attr a;
 	int fd;
 
-	arena_attr(&a);
+	arena_attr(&a, 4, 0, 0);
 	fd = (int)bpf64(BPF_MAP_CREATE, &a);	/* never mapped writable: freezable */
 	ASSERT_LE(0, fd);
 	memset(&a, 0, sizeof(a));
@@ -165,17 +157,6 @@ TEST_F(compat, second_freeze_through_int_0x80_is_eperm)
 	EXPECT_EQ(0, bpf32(BPF_MAP_FREEZE, &a));
 	EXPECT_EQ(-EPERM, bpf32(BPF_MAP_FREEZE, &a));
 	close(fd);
-}
-
-static int set_caps(__u64 caps)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {
-		{ (__u32)caps, (__u32)caps, 0 },
-		{ (__u32)(caps >> 32), (__u32)(caps >> 32), 0 },
-	};
-
-	return (int)syscall(SYS_capset, &hdr, data);
 }
 
 /*

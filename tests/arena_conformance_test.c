@@ -27,202 +27,35 @@
 #include <linux/btf.h>
 
 #include "kselftest_harness.h"
-#include "lib_bpf.h"
+#include "bpf_insn.h"
+#include "test_util.h"
 
 #define PG 4096
 #define ARENA_TYPE 33
 #define MAP_EXTRA_A (1ull << 32)
 #define MAP_EXTRA_B (3ull << 32)
-#define CAST_KERN(d, s)	TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 1, 1)
-#define LDX(sz, d, s, o) TB_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
-#define ATOMIC(sz, d, s, o, op) TB_INSN(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
-#define RSH64_IMM(d, v)	TB_INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, v)
 
-/* Sets the module's kfuncs_sleepable_only parameter (no module, as on 6.12: nothing). */
-static void sleepable_only(bool on)
-{
-	FILE *f = fopen("/sys/module/bpf_arena/parameters/kfuncs_sleepable_only", "w");
-
-	if (f) {
-		fputs(on ? "Y" : "N", f);
-		fclose(f);
-	}
-}
-
-static bool on_module(void)
-{
-	return access("/sys/module/bpf_arena", F_OK) == 0;
-}
-
-/* ---- BTF: a type's id and a member's offset in a raw BTF file ---- */
-
-struct btf_file {
-	__u32 str_base;		/* split BTF: its string offsets follow the base's */
-	char *buf;
-	const struct btf_header *h;
-	const char *types, *strs;
-};
-
-static int btf_open(const char *path, struct btf_file *b)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 1 << 20, len = 0;
-	ssize_t n;
-
-	memset(b, 0, sizeof(*b));
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		char *p = realloc(b->buf, cap);
-
-		if (!p)
-			break;
-		b->buf = p;
-		n = read(fd, b->buf + len, cap - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len == cap)
-			cap *= 2;
-	}
-	close(fd);
-	b->h = (const void *)b->buf;
-	if (!b->buf || len < sizeof(*b->h) || b->h->magic != BTF_MAGIC)
-		return -EINVAL;
-	b->types = b->buf + b->h->hdr_len + b->h->type_off;
-	b->strs = b->buf + b->h->hdr_len + b->h->str_off;
-	return 0;
-}
-
-static __u32 btf_type_len(const struct btf_type *t)
-{
-	__u32 vlen = BTF_INFO_VLEN(t->info), n = sizeof(*t);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-		return n + 4;
-	case BTF_KIND_ARRAY:
-		return n + sizeof(struct btf_array);
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		return n + vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return n + vlen * sizeof(struct btf_enum);
-	case BTF_KIND_ENUM64:
-		return n + vlen * sizeof(struct btf_enum64);
-	case BTF_KIND_FUNC_PROTO:
-		return n + vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return n + vlen * sizeof(struct btf_var_secinfo);
-	}
-	return n;
-}
-
-/*
- * Visits the types of b, ids from first_id: the id of the kind/name match
- * (and *tp), the number of types with want_kind 0 and name NULL.
- */
-static int btf_find(const struct btf_file *b, __u32 first_id, __u32 kind, const char *name,
-		    const struct btf_type **tp)
-{
-	__u32 off = 0, id = first_id;
-
-	for (; off + sizeof(struct btf_type) <= b->h->type_len; id++) {
-		const struct btf_type *t = (const void *)(b->types + off);
-
-		__u32 no = t->name_off - b->str_base;
-
-		if (name && BTF_INFO_KIND(t->info) == kind && t->name_off >= b->str_base &&
-		    no < b->h->str_len && !strcmp(b->strs + no, name)) {
-			if (tp)
-				*tp = t;
-			return (int)id;
-		}
-		off += btf_type_len(t);
-	}
-	return name ? -ENOENT : (int)(id - first_id);
-}
+/* ---- BTF: a member's offset in the running kernel ---- */
 
 /* Byte offset of struct bpf_map's member in the running kernel. */
 static int bpf_map_member_off(const char *member)
 {
 	const struct btf_type *t;
 	const struct btf_member *m;
-	struct btf_file b;
 	int ret = -ENOENT;
-	__u32 i;
+	__u32 size, i;
+	void *b = btf_sysfs("vmlinux", &size);
 
-	if (btf_open("/sys/kernel/btf/vmlinux", &b) ||
-	    btf_find(&b, 1, BTF_KIND_STRUCT, "bpf_map", &t) < 0)
+	if (!b || !btf_find(b, size, 0, BTF_KIND_STRUCT, "bpf_map", &t, NULL))
 		goto out;
 	m = (const void *)(t + 1);
 	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++)
-		if (!strcmp(b.strs + m->name_off, member))
+		if (!strcmp(btf_str(b, 0, m->name_off), member))
 			ret = (int)(BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset)
 							     : m->offset) / 8;
 out:
-	free(b.buf);
+	free(b);
 	return ret;
-}
-
-/*
- * The kfunc's BTF id and the fd of the BTF that has it (0: vmlinux), as
- * libbpf resolves a __ksym: vmlinux on 6.12, the module's BTF on 6.1.
- */
-static int kfunc_id(const char *name, int *btf_fd)
-{
-	struct btf_file v, m;
-	__u32 vstr;
-	int id, nv;
-
-	*btf_fd = 0;
-	id = tb_vmlinux_func_id(name);
-	if (id > 0 || !on_module())
-		return id;
-	if (btf_open("/sys/kernel/btf/vmlinux", &v))
-		return -ENOENT;
-	nv = btf_find(&v, 1, 0, NULL, NULL);
-	vstr = v.h->str_len;
-	free(v.buf);
-	if (btf_open("/sys/kernel/btf/bpf_arena", &m))
-		return -ENOENT;
-	m.str_base = vstr;
-	id = btf_find(&m, (__u32)nv + 1, BTF_KIND_FUNC, name, NULL);
-	free(m.buf);
-	if (id > 0) {
-		union bpf_attr attr;
-		__u32 next = 0;
-
-		/* The module BTF object: the one named "bpf_arena". */
-		for (;;) {
-			struct bpf_btf_info info;
-			char bname[64] = "";
-			int fd;
-
-			memset(&attr, 0, sizeof(attr));
-			attr.start_id = next;
-			if (tb_sys_bpf(BPF_BTF_GET_NEXT_ID, &attr))
-				return -ENOENT;
-			next = attr.next_id;
-			memset(&attr, 0, sizeof(attr));
-			attr.btf_id = next;
-			fd = tb_sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr);
-			if (fd < 0)
-				continue;
-			memset(&info, 0, sizeof(info));
-			info.name = (__u64)(uintptr_t)bname;
-			info.name_len = sizeof(bname);
-			memset(&attr, 0, sizeof(attr));
-			attr.info.bpf_fd = (__u32)fd;
-			attr.info.info_len = sizeof(info);
-			attr.info.info = (__u64)(uintptr_t)&info;
-			if (!tb_sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) && !strcmp(bname, "bpf_arena")) {
-				*btf_fd = fd;
-				return id;
-			}
-			close(fd);
-		}
-	}
-	return id;
 }
 
 /* ---- loading ---- */
@@ -238,53 +71,31 @@ struct load {
 /* fd of the loaded program or -errno; log_buf has the verifier's log. */
 static int load(const struct bpf_insn *insns, __u32 cnt, const struct load *l)
 {
-	union bpf_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = l->type ?: BPF_PROG_TYPE_SYSCALL;
-	attr.prog_flags = l->type ? l->flags : (l->flags | BPF_F_SLEEPABLE);
-	attr.insns = (__u64)(uintptr_t)insns;
-	attr.insn_cnt = cnt;
-	attr.license = (__u64)(uintptr_t)"GPL";
-	attr.fd_array = (__u64)(uintptr_t)l->fd_array;
-	attr.log_buf = (__u64)(uintptr_t)log_buf;
-	attr.log_size = sizeof(log_buf);
-	attr.log_level = 1;
-	log_buf[0] = 0;
-	fd = tb_sys_bpf(BPF_PROG_LOAD, &attr);
-	return fd < 0 ? -errno : fd;
+	return prog_load(l->type ?: BPF_PROG_TYPE_SYSCALL,
+			 l->type ? l->flags : (l->flags | BPF_F_SLEEPABLE), insns, cnt, l->fd_array,
+			 log_buf, sizeof(log_buf));
 }
 
 static int run(int prog_fd, __u32 *retval)
 {
-	union bpf_attr attr;
+	long r = run_syscall_prog(prog_fd, NULL, 0);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.test.prog_fd = (__u32)prog_fd;
-	if (tb_sys_bpf(BPF_PROG_TEST_RUN, &attr))
-		return -errno;
-	*retval = attr.test.retval;
+	if (r < 0)
+		return (int)r;
+	*retval = (__u32)r;
 	return 0;
 }
 
 static int prog_tag(int prog_fd, __u8 tag[BPF_TAG_SIZE])
 {
 	struct bpf_prog_info info;
-	union bpf_attr attr;
+	int err = prog_info(prog_fd, &info);
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = (__u32)prog_fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (__u64)(uintptr_t)&info;
-	if (tb_sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		return -errno;
+	if (err)
+		return err;
 	memcpy(tag, info.tag, BPF_TAG_SIZE);
 	return 0;
 }
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- item 1: &arena is the arena ---- */
 
@@ -292,13 +103,13 @@ static int prog_tag(int prog_fd, __u8 tag[BPF_TAG_SIZE])
 static int read_field(int arena_fd, int off, bool high, __u32 *val)
 {
 	struct bpf_insn insns[] = {
-		TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, arena_fd),
-		LDX(high ? BPF_DW : BPF_W, BPF_REG_0, BPF_REG_1, (__s16)off),
-		high ? RSH64_IMM(BPF_REG_0, 32) : TB_MOV64_IMM(BPF_REG_2, 0),
-		TB_EXIT(),
+		I_LD_MAP_FD(BPF_REG_1, arena_fd),
+		I_LDX(high ? BPF_DW : BPF_W, BPF_REG_0, BPF_REG_1, (__s16)off),
+		high ? I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32) : I_MOV64_IMM(BPF_REG_2, 0),
+		I_EXIT(),
 	};
 	struct load l = { 0 };
-	int fd = load(insns, N(insns), &l), err;
+	int fd = load(insns, ARRAY_SIZE(insns), &l), err;
 
 	if (fd < 0)
 		return fd;
@@ -311,7 +122,7 @@ TEST(map_fields_read_through_arena_pointer)
 {
 	int type = bpf_map_member_off("map_type"), max = bpf_map_member_off("max_entries");
 	int flags = bpf_map_member_off("map_flags"), extra = bpf_map_member_off("map_extra");
-	int fd = tb_arena_create(16, 0, MAP_EXTRA_A);
+	int fd = arena_create(16, 0, MAP_EXTRA_A);
 	__u32 v;
 
 	ASSERT_LE(0, fd);
@@ -330,13 +141,13 @@ TEST(map_fields_read_through_arena_pointer)
 	/* Writes through a map pointer stay refused, as on 6.12. */
 	{
 		struct bpf_insn w[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			TB_INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_1, 0, (__s16)max, 1),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_ST(BPF_W, BPF_REG_1, (__s16)max, 1),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 		struct load l = { 0 };
 
-		EXPECT_EQ(-EACCES, load(w, N(w), &l)) TH_LOG("log: %s", log_buf);
+		EXPECT_EQ(-EACCES, load(w, ARRAY_SIZE(w), &l)) TH_LOG("log: %s", log_buf);
 		EXPECT_NE(NULL, strstr(log_buf, "only read from bpf_"));
 	}
 	close(fd);
@@ -353,7 +164,7 @@ TEST(map_fields_read_through_arena_pointer)
 TEST(map_fields_read_through_arena_pointer_in_a_subprogram)
 {
 	int max = bpf_map_member_off("max_entries"), flags = bpf_map_member_off("map_flags");
-	int fd = tb_arena_create(16, 0, MAP_EXTRA_A), prog, r;
+	int fd = arena_create(16, 0, MAP_EXTRA_A), prog, r;
 	__u32 v;
 
 	/* The view copies max_entries, not map_flags: only the flags tell them apart. */
@@ -362,20 +173,20 @@ TEST(map_fields_read_through_arena_pointer_in_a_subprogram)
 	ASSERT_LE(0, flags);
 	{
 		struct bpf_insn insns[] = {
-			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7),	/* to 8 */
-			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_0, 0, 0),
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
-			TB_INSN(BPF_ALU64 | BPF_LSH | BPF_K, BPF_REG_0, 0, 0, 16),
-			TB_INSN(BPF_ALU64 | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_6, 0, 0),
-			TB_EXIT(),
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),		/* 8 */
-			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
-			TB_EXIT(),
+			I_CALL_REL(7),	/* to 8 */
+			I_MOV64_REG(BPF_REG_6, BPF_REG_0),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			I_ALU64_IMM(BPF_LSH, BPF_REG_0, 16),
+			I_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_6),
+			I_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, fd),		/* 8 */
+			I_LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			I_EXIT(),
 		};
 		struct load l = { 0 };
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 	}
 	/* Twice, and after other loads: a freed view would be reused by now. */
@@ -397,7 +208,7 @@ struct view_probe {
 
 static int view_probe_open(struct view_probe *vp)
 {
-	int btf_fd, id = kfunc_id("arena_view_create", &btf_fd);
+	int btf_fd, id = kfunc_btf_id("arena_view_create", &btf_fd);
 	union bpf_attr attr;
 
 	vp->queue = vp->prog = vp->link = -1;
@@ -407,20 +218,20 @@ static int view_probe_open(struct view_probe *vp)
 	attr.map_type = BPF_MAP_TYPE_QUEUE;
 	attr.value_size = 8;
 	attr.max_entries = 256;
-	vp->queue = tb_sys_bpf(BPF_MAP_CREATE, &attr);
+	vp->queue = bpf_sys(BPF_MAP_CREATE, &attr);
 	if (vp->queue < 0)
 		return -errno;
 	{
 		struct bpf_insn insns[] = {
-			LDX(BPF_DW, BPF_REG_6, BPF_REG_1, 8),	/* fexit: the return value */
-			TB_INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_6, -8, 0),
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, vp->queue),
-			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
-			TB_INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -8),
-			TB_MOV64_IMM(BPF_REG_3, 0),
-			TB_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_push_elem),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_EXIT(),
+			I_LDX(BPF_DW, BPF_REG_6, BPF_REG_1, 8),	/* fexit: the return value */
+			I_STX(BPF_DW, BPF_REG_10, BPF_REG_6, -8),
+			I_LD_MAP_FD(BPF_REG_1, vp->queue),
+			I_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			I_ALU64_IMM(BPF_ADD, BPF_REG_2, -8),
+			I_MOV64_IMM(BPF_REG_3, 0),
+			I_CALL_HELPER(BPF_FUNC_map_push_elem),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_EXIT(),
 		};
 
 		memset(&attr, 0, sizeof(attr));
@@ -429,19 +240,19 @@ static int view_probe_open(struct view_probe *vp)
 		attr.attach_btf_id = (__u32)id;
 		attr.attach_btf_obj_fd = (__u32)btf_fd;
 		attr.insns = (__u64)(uintptr_t)insns;
-		attr.insn_cnt = N(insns);
+		attr.insn_cnt = ARRAY_SIZE(insns);
 		attr.license = (__u64)(uintptr_t)"GPL";
 		attr.log_buf = (__u64)(uintptr_t)log_buf;
 		attr.log_size = sizeof(log_buf);
 		attr.log_level = 1;
-		vp->prog = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+		vp->prog = bpf_sys(BPF_PROG_LOAD, &attr);
 		close(btf_fd);
 		if (vp->prog < 0)
 			return -errno;
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.raw_tracepoint.prog_fd = (__u32)vp->prog;
-	vp->link = tb_sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
+	vp->link = bpf_sys(BPF_RAW_TRACEPOINT_OPEN, &attr);
 	return vp->link < 0 ? -errno : 0;
 }
 
@@ -456,7 +267,7 @@ static int view_probe_take(struct view_probe *vp, __u64 *v, int max)
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (__u32)vp->queue;
 		attr.value = (__u64)(uintptr_t)&x;
-		if (tb_sys_bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &attr))
+		if (bpf_sys(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &attr))
 			return n;
 		if (n < max)
 			v[n++] = x;
@@ -491,34 +302,34 @@ TEST(view_address_as_a_constant_stays_that_constant)
 	cpu_set_t cpu;
 	__u32 v;
 
-	if (!on_module())
+	if (!kmod_is_loaded())
 		SKIP(return, "in-tree arena: no map view");
 	CPU_ZERO(&cpu);
 	CPU_SET(0, &cpu);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu), &cpu));
 	ASSERT_LE(0, flags);
 	ASSERT_EQ(0, view_probe_open(&vp)) TH_LOG("fexit on arena_view_create: %s", log_buf);
-	fd = tb_arena_create(4, 0, MAP_EXTRA_A);
+	fd = arena_create(4, 0, MAP_EXTRA_A);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 40; i++) {
 		struct bpf_insn insns[] = {
-			TB_LD_IMM64(BPF_REG_6, 0, a),
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_8, BPF_REG_1, (__s16)flags),	/* the arena's, not a view's */
-			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_8, 0, 0, BPF_F_MMAPABLE),
-			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_6, 0, 0),
-			RSH64_IMM(BPF_REG_0, 32),
-			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_0, 0, 0, (__s32)(a >> 32)),
-			TB_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_7, BPF_REG_6, 0, 0),
-			TB_INSN(BPF_ALU | BPF_XOR | BPF_K, BPF_REG_7, 0, 0, (__s32)a),
-			TB_INSN(BPF_ALU | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_7, 0, 0),
-			TB_INSN(BPF_ALU | BPF_OR | BPF_X, BPF_REG_0, BPF_REG_8, 0, 0),
-			TB_EXIT(),
+			I_LD_IMM64(BPF_REG_6, a),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LDX(BPF_W, BPF_REG_8, BPF_REG_1, (__s16)flags),	/* the arena's, not a view's */
+			I_ALU32_IMM(BPF_XOR, BPF_REG_8, BPF_F_MMAPABLE),
+			I_MOV64_REG(BPF_REG_0, BPF_REG_6),
+			I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32),
+			I_ALU32_IMM(BPF_XOR, BPF_REG_0, (__s32)(a >> 32)),
+			I_MOV64_REG(BPF_REG_7, BPF_REG_6),
+			I_ALU32_IMM(BPF_XOR, BPF_REG_7, (__s32)a),
+			I_ALU32_REG(BPF_OR, BPF_REG_0, BPF_REG_7),
+			I_ALU32_REG(BPF_OR, BPF_REG_0, BPF_REG_8),
+			I_EXIT(),
 		};
 		struct load l = { 0 };
 
 		usleep(20000);	/* the last view is freed by a work item */
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 		n = view_probe_take(&vp, views, 16);
 		ASSERT_LE(1, n);
@@ -552,9 +363,9 @@ TEST(view_address_as_a_constant_stays_that_constant)
 TEST(program_naming_the_view_fd_is_refused)
 {
 	int flags = bpf_map_member_off("map_flags");
-	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), lo[2], k, prog;
+	int fd = arena_create(4, 0, MAP_EXTRA_A), lo[2], k, prog;
 
-	if (!on_module())
+	if (!kmod_is_loaded())
 		SKIP(return, "in-tree arena: no map view");
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, flags);
@@ -568,14 +379,14 @@ TEST(program_naming_the_view_fd_is_refused)
 	for (k = 0; k < 2; k++) {
 		int fds[1] = { lo[1] };
 		struct bpf_insn insns[] = {
-			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 4),	/* to 5 */
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_1, BPF_REG_1, (__s16)flags),
-			TB_EXIT(),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, lo[1]),	/* 6 */
-			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
-			TB_EXIT(),
+			I_CALL_REL(4),	/* to 5 */
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LDX(BPF_W, BPF_REG_1, BPF_REG_1, (__s16)flags),
+			I_EXIT(),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_LD_MAP_FD(BPF_REG_1, lo[1]),	/* 6 */
+			I_LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			I_EXIT(),
 		};
 		struct load l = { .fd_array = k ? fds : NULL };
 
@@ -584,7 +395,7 @@ TEST(program_naming_the_view_fd_is_refused)
 			insns[6].imm = 0;
 		}
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		/* EBADF: in the caller's own table the fd is free, as the stock answer */
 		EXPECT_EQ(-EBADF, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
 		EXPECT_NE(NULL, strstr(log_buf, "names the fd of the load's own map view"))
@@ -602,7 +413,7 @@ TEST(program_naming_the_view_fd_is_refused)
  */
 TEST(program_naming_the_companion_fd_is_refused)
 {
-	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), lo, k, prog;
+	int fd = arena_create(4, 0, MAP_EXTRA_A), lo, k, prog;
 
 	ASSERT_LE(0, fd);
 	lo = dup(0);	/* the lowest free fd now */
@@ -611,10 +422,10 @@ TEST(program_naming_the_companion_fd_is_refused)
 	for (k = 0; k < 2; k++) {
 		int fds[1] = { lo };
 		struct bpf_insn insns[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			TB_LD_IMM64(BPF_REG_2, BPF_PSEUDO_MAP_FD, lo),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LD_MAP_FD(BPF_REG_2, lo),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_EXIT(),
 		};
 		struct load l = { .fd_array = k ? fds : NULL };
 
@@ -622,9 +433,9 @@ TEST(program_naming_the_companion_fd_is_refused)
 			insns[2].src_reg = BPF_PSEUDO_MAP_IDX;
 			insns[2].imm = 0;
 		}
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		EXPECT_EQ(-EBADF, prog) TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
-		if (on_module())
+		if (kmod_is_loaded())
 			EXPECT_NE(NULL, strstr(log_buf, "companion map takes it"))
 				TH_LOG("%s: log: %s", k ? "MAP_IDX" : "MAP_FD", log_buf);
 		if (prog >= 0)
@@ -653,24 +464,24 @@ static void view_renewals(const char *n)
 TEST(map_view_renewal_and_its_limit)
 {
 	int flags = bpf_map_member_off("map_flags");
-	int fd = tb_arena_create(4, 0, MAP_EXTRA_A), prog, k;
+	int fd = arena_create(4, 0, MAP_EXTRA_A), prog, k;
 	__u32 want = BPF_F_MMAPABLE;
 
-	if (!on_module())
+	if (!kmod_is_loaded())
 		SKIP(return, "in-tree arena: no map view");
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, flags);
 	for (k = 0; k < 3; k++) {
 		static const char *const renewals[] = { "3", "16", "17" };
 		struct bpf_insn insns[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
-			TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LDX(BPF_W, BPF_REG_0, BPF_REG_1, (__s16)flags),
+			I_EXIT(),
 		};
 		struct load l = { 0 };
 
 		view_renewals(renewals[k]);
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		view_renewals("0");
 		if (k < 2) {
 			__u32 got = 0;
@@ -693,32 +504,32 @@ TEST(map_view_renewal_and_its_limit)
 TEST(alloc_max_entries_through_arena_pointer)
 {
 	int max = bpf_map_member_off("max_entries"), btf_fd, id;
-	int fd = tb_arena_create(2, 0, MAP_EXTRA_A), prog;
+	int fd = arena_create(2, 0, MAP_EXTRA_A), prog;
 	int fds[2];
 	__u32 v;
 
 	ASSERT_LE(0, fd);
-	id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+	id = kfunc_btf_id("bpf_arena_alloc_pages", &btf_fd);
 	ASSERT_LT(0, id);
 	fds[0] = -1;
 	fds[1] = btf_fd;
 	{
 		struct bpf_insn insns[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, fd),
-			LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
-			TB_MOV64_IMM(BPF_REG_2, 0),
-			TB_MOV64_IMM(BPF_REG_4, -1),
-			TB_MOV64_IMM(BPF_REG_5, 0),
-			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
-			TB_JEQ_IMM(BPF_REG_0, 0, 2),
-			TB_MOV64_IMM(BPF_REG_0, 1),
-			TB_EXIT(),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, fd),
+			I_LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
+			I_MOV64_IMM(BPF_REG_2, 0),
+			I_MOV64_IMM(BPF_REG_4, -1),
+			I_MOV64_IMM(BPF_REG_5, 0),
+			I_CALL_KFUNC(id, btf_fd ? 1 : 0),
+			I_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
+			I_MOV64_IMM(BPF_REG_0, 1),
+			I_EXIT(),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_EXIT(),
 		};
 		struct load l = { .fd_array = btf_fd ? fds : NULL };
 
-		prog = load(insns, N(insns), &l);
+		prog = load(insns, ARRAY_SIZE(insns), &l);
 		ASSERT_LE(0, prog) TH_LOG("log: %s", log_buf);
 	}
 	ASSERT_EQ(0, run(prog, &v));
@@ -729,44 +540,6 @@ TEST(alloc_max_entries_through_arena_pointer)
 	if (btf_fd)
 		close(btf_fd);
 	close(fd);
-}
-
-/*
- * bpf_arena_alloc_pages() (alloc) or _free_pages() from a sleepable syscall
- * program, like lib_bpf.h's tb_arena_kfunc() but resolving the kfunc as
- * libbpf does on both kernels; 1 (alloc: non-NULL), 0, or -errno.
- */
-static int arena_call(int arena_fd, bool alloc, __u64 addr, __u32 cnt)
-{
-	int btf_fd, id = kfunc_id(alloc ? "bpf_arena_alloc_pages" : "bpf_arena_free_pages",
-				  &btf_fd);
-	int fds[2] = { -1, btf_fd }, fd, err;
-	struct bpf_insn p[] = {
-		TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, arena_fd),
-		TB_LD_IMM64(BPF_REG_2, 0, addr),
-		TB_MOV64_IMM(BPF_REG_3, (__s32)cnt),
-		TB_MOV64_IMM(BPF_REG_4, -1),
-		TB_MOV64_IMM(BPF_REG_5, 0),
-		TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
-		alloc ? TB_JEQ_IMM(BPF_REG_0, 0, 2) : TB_MOV64_IMM(BPF_REG_0, 1),
-		TB_MOV64_IMM(BPF_REG_0, 1),
-		TB_EXIT(),
-		TB_MOV64_IMM(BPF_REG_0, 0),
-		TB_EXIT(),
-	};
-	struct load l = { .fd_array = btf_fd ? fds : NULL };
-	__u32 v;
-
-	if (id <= 0)
-		return id ?: -ENOENT;
-	fd = load(p, N(p) - (alloc ? 0 : 2), &l);
-	if (btf_fd)
-		close(btf_fd);
-	if (fd < 0)
-		return fd;
-	err = run(fd, &v);
-	close(fd);
-	return err ?: (int)v;
 }
 
 /*
@@ -781,31 +554,31 @@ static int arena_call(int arena_fd, bool alloc, __u64 addr, __u32 cnt)
 TEST(runtime_map_argument_allocates_only_in_arenas)
 {
 	int max = bpf_map_member_off("max_entries"), btf_fd, id, target;
-	int a = tb_arena_create(2, 0, MAP_EXTRA_A), arr = tb_array_create();
+	int a = arena_create(2, 0, MAP_EXTRA_A), arr = array_create(8, 0);
 	int fds[2], prog, link, fd;
 	struct bpf_map_info info;
 	union bpf_attr attr;
 
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, arr);
-	id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+	id = kfunc_btf_id("bpf_arena_alloc_pages", &btf_fd);
 	ASSERT_LT(0, id);
-	target = tb_vmlinux_func_id("bpf_lsm_bpf_map");
+	target = vmlinux_func_id("bpf_lsm_bpf_map");
 	ASSERT_LT(0, target);
 	fds[0] = -1;
 	fds[1] = btf_fd;
 	{
 		struct bpf_insn p[] = {
-			LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0),		/* the map */
-			TB_JEQ_IMM(BPF_REG_1, 0, 6),
-			LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
-			TB_MOV64_IMM(BPF_REG_2, 0),
-			TB_MOV64_IMM(BPF_REG_4, -1),
-			TB_MOV64_IMM(BPF_REG_5, 0),
-			TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, btf_fd ? 1 : 0, id),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_EXIT(),
+			I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0),		/* the map */
+			I_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 6),
+			I_LDX(BPF_W, BPF_REG_3, BPF_REG_1, (__s16)max),
+			I_MOV64_IMM(BPF_REG_2, 0),
+			I_MOV64_IMM(BPF_REG_4, -1),
+			I_MOV64_IMM(BPF_REG_5, 0),
+			I_CALL_KFUNC(id, btf_fd ? 1 : 0),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_EXIT(),
 		};
 		memset(&attr, 0, sizeof(attr));
 		attr.prog_type = BPF_PROG_TYPE_LSM;
@@ -813,39 +586,41 @@ TEST(runtime_map_argument_allocates_only_in_arenas)
 		attr.attach_btf_id = (__u32)target;
 		attr.prog_flags = BPF_F_SLEEPABLE;
 		attr.insns = (__u64)(uintptr_t)p;
-		attr.insn_cnt = N(p);
+		attr.insn_cnt = ARRAY_SIZE(p);
 		attr.license = (__u64)(uintptr_t)"GPL";
 		attr.fd_array = btf_fd ? (__u64)(uintptr_t)fds : 0;
 		attr.log_buf = (__u64)(uintptr_t)log_buf;
 		attr.log_size = sizeof(log_buf);
 		attr.log_level = 1;
-		prog = tb_sys_bpf(BPF_PROG_LOAD, &attr);
+		prog = bpf_sys(BPF_PROG_LOAD, &attr);
 		ASSERT_LE(0, prog) TH_LOG("errno %d, log: %s", errno, log_buf);
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.link_create.prog_fd = (__u32)prog;
 	attr.link_create.attach_type = BPF_LSM_MAC;
-	link = tb_sys_bpf(BPF_LINK_CREATE, &attr);
+	link = bpf_sys(BPF_LINK_CREATE, &attr);
 	ASSERT_LE(0, link) TH_LOG("link: errno %d", errno);
 	/* New fds of the arena and of an ARRAY: the hook runs for each map. */
 	memset(&info, 0, sizeof(info));
-	ASSERT_EQ(0, tb_map_info(arr, &info));
+	ASSERT_EQ(0, map_info(arr, &info));
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = info.id;
-	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	fd = bpf_sys(BPF_MAP_GET_FD_BY_ID, &attr);
 	ASSERT_LE(0, fd);
 	close(fd);
-	ASSERT_EQ(0, tb_map_info(a, &info));
+	ASSERT_EQ(0, map_info(a, &info));
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = info.id;
-	fd = tb_sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
+	fd = bpf_sys(BPF_MAP_GET_FD_BY_ID, &attr);
 	ASSERT_LE(0, fd);
 	close(fd);
 	close(link);
 	/* Both pages went to the program: free one, get exactly one back. */
-	EXPECT_EQ(1, arena_call(a, false, MAP_EXTRA_A, 1)) TH_LOG("log: %s", log_buf);
-	EXPECT_EQ(1, arena_call(a, true, 0, 1)) TH_LOG("log: %s", log_buf);
-	EXPECT_EQ(0, arena_call(a, true, 0, 1));
+	EXPECT_EQ(1, arena_kfunc_run(a, false, MAP_EXTRA_A, 1, log_buf, sizeof(log_buf)))
+		TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(1, arena_kfunc_run(a, true, 0, 1, log_buf, sizeof(log_buf)))
+		TH_LOG("log: %s", log_buf);
+	EXPECT_EQ(0, arena_kfunc_run(a, true, 0, 1, log_buf, sizeof(log_buf)));
 	close(prog);
 	if (btf_fd)
 		close(btf_fd);
@@ -857,8 +632,8 @@ TEST(runtime_map_argument_allocates_only_in_arenas)
 
 TEST(tag_is_the_stock_tag_of_the_users_program)
 {
-	int a = tb_arena_create(4, 0, MAP_EXTRA_A), b = tb_arena_create(4, 0, MAP_EXTRA_B);
-	int arr = tb_array_create(), fa, fb, fx;
+	int a = arena_create(4, 0, MAP_EXTRA_A), b = arena_create(4, 0, MAP_EXTRA_B);
+	int arr = array_create(8, 0), fa, fb, fx;
 	__u8 ta[BPF_TAG_SIZE], tb[BPF_TAG_SIZE], tx[BPF_TAG_SIZE];
 	struct load l = { 0 };
 
@@ -868,23 +643,23 @@ TEST(tag_is_the_stock_tag_of_the_users_program)
 	{
 		/* r1 = &global (offset 0); *(u32 *)r1 unused; return 0 */
 		struct bpf_insn pa[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, a),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_VALUE(BPF_REG_1, a, 0),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 		struct bpf_insn pb[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, b),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_VALUE(BPF_REG_1, b, 0),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 		struct bpf_insn px[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, arr),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_VALUE(BPF_REG_1, arr, 0),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 
-		fa = load(pa, N(pa), &l);
+		fa = load(pa, ARRAY_SIZE(pa), &l);
 		ASSERT_LE(0, fa) TH_LOG("log: %s", log_buf);
-		fb = load(pb, N(pb), &l);
+		fb = load(pb, ARRAY_SIZE(pb), &l);
 		ASSERT_LE(0, fb) TH_LOG("log: %s", log_buf);
-		fx = load(px, N(px), &l);
+		fx = load(px, ARRAY_SIZE(px), &l);
 		ASSERT_LE(0, fx) TH_LOG("log: %s", log_buf);
 	}
 	ASSERT_EQ(0, prog_tag(fa, ta));
@@ -904,7 +679,7 @@ TEST(tag_is_the_stock_tag_of_the_users_program)
 
 TEST(proc_maps_names_the_mapping_like_6_12)
 {
-	int fd = tb_arena_create(4, 0, 0);
+	int fd = arena_create(4, 0, 0);
 	char line[512], want[64];
 	bool found = false;
 	void *p;
@@ -984,62 +759,60 @@ static int try_refusal(int which, int a, int b, int noaddr)
 	switch (which) {
 	case R_ATOMIC: {
 		struct bpf_insn p[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_VALUE, a),
-			CAST_KERN(BPF_REG_1, BPF_REG_1),
-			TB_MOV64_IMM(BPF_REG_2, 1),
-			ATOMIC(BPF_DW, BPF_REG_1, BPF_REG_2, 0, BPF_AND | BPF_FETCH),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_VALUE(BPF_REG_1, a, 0),
+			I_CAST_KERN(BPF_REG_1, BPF_REG_1),
+			I_MOV64_IMM(BPF_REG_2, 1),
+			I_ATOMIC(BPF_DW, BPF_AND | BPF_FETCH, BPF_REG_1, BPF_REG_2, 0),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_OFF: {
 		struct bpf_insn p[] = {
-			TB_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_VALUE, 0, a),
-			TB_INSN(0, 0, 0, 0, 4 * PG + 1),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_VALUE(BPF_REG_1, a, 4 * PG + 1),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_CAST: {
 		struct bpf_insn p[] = {
-			TB_MOV64_IMM(BPF_REG_1, 0), CAST_KERN(BPF_REG_1, BPF_REG_1),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_MOV64_IMM(BPF_REG_1, 0), I_CAST_KERN(BPF_REG_1, BPF_REG_1),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_TWO: {
 		struct bpf_insn p[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
-			TB_LD_IMM64(BPF_REG_2, BPF_PSEUDO_MAP_FD, b),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, a),
+			I_LD_MAP_FD(BPF_REG_2, b),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_NOADDR: {
 		struct bpf_insn p[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, noaddr),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, noaddr),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_SLEEP:
-		id = kfunc_id("bpf_arena_alloc_pages", &btf_fd);
+		id = kfunc_btf_id("bpf_arena_alloc_pages", &btf_fd);
 		if (id <= 0)
 			return id;
 		fds[1] = btf_fd;
 		{
 			struct bpf_insn p[] = {
-				TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
-				TB_MOV64_IMM(BPF_REG_2, 0), TB_MOV64_IMM(BPF_REG_3, 1),
-				TB_MOV64_IMM(BPF_REG_4, -1), TB_MOV64_IMM(BPF_REG_5, 0),
-				TB_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
-					btf_fd ? 1 : 0, id),
-				TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+				I_LD_MAP_FD(BPF_REG_1, a),
+				I_MOV64_IMM(BPF_REG_2, 0), I_MOV64_IMM(BPF_REG_3, 1),
+				I_MOV64_IMM(BPF_REG_4, -1), I_MOV64_IMM(BPF_REG_5, 0),
+				I_CALL_KFUNC(id, btf_fd ? 1 : 0),
+				I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 			};
 			/* XDP: kfuncs allowed, not sleepable */
 			l.type = BPF_PROG_TYPE_XDP;
@@ -1049,29 +822,29 @@ static int try_refusal(int which, int a, int b, int noaddr)
 			 * default (any program may allocate) and applies 6.12's
 			 * only with kfuncs_sleepable_only=Y.
 			 */
-			sleepable_only(true);
-			fd = load(p, N(p), &l);
-			sleepable_only(false);
+			kmod_sleepable_only(true);
+			fd = load(p, ARRAY_SIZE(p), &l);
+			kmod_sleepable_only(false);
 		}
 		if (btf_fd)
 			close(btf_fd);
 		break;
 	case R_HI32: {
 		struct bpf_insn p[] = {
-			TB_LD_IMM64(BPF_REG_1, BPF_PSEUDO_MAP_FD, a),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_LD_MAP_FD(BPF_REG_1, a),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
 		l.flags = BPF_F_TEST_RND_HI32;
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	case R_GOTO: {
 		struct bpf_insn p[] = {
-			TB_INSN(BPF_JMP | 0xe0 | BPF_K, 0, 0, 1, 0),	/* may_goto +1 */
-			TB_MOV64_IMM(BPF_REG_0, 0),
-			TB_MOV64_IMM(BPF_REG_0, 0), TB_EXIT(),
+			I_MAY_GOTO(1),	/* may_goto +1 */
+			I_MOV64_IMM(BPF_REG_0, 0),
+			I_MOV64_IMM(BPF_REG_0, 0), I_EXIT(),
 		};
-		fd = load(p, N(p), &l);
+		fd = load(p, ARRAY_SIZE(p), &l);
 		break;
 	}
 	}
@@ -1081,9 +854,9 @@ static int try_refusal(int which, int a, int b, int noaddr)
 
 TEST(refusals_have_6_12_errno_and_text)
 {
-	int a = tb_arena_create(4, 0, MAP_EXTRA_A), b = tb_arena_create(4, 0, MAP_EXTRA_B);
-	int noaddr = tb_arena_create(4, 0, 0);
-	bool mod = on_module();
+	int a = arena_create(4, 0, MAP_EXTRA_A), b = arena_create(4, 0, MAP_EXTRA_B);
+	int noaddr = arena_create(4, 0, 0);
+	bool mod = kmod_is_loaded();
 	int i;
 
 	ASSERT_LE(0, a);

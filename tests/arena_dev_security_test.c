@@ -30,17 +30,11 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG 4096UL
 #define FIXED_ADDR (1ULL << 40)
 #define PARAMS "/sys/module/bpf_arena/parameters/"
-
-#define NEED_DEV()                                                          \
-	do {                                                                \
-		if (access(BPF_ARENA_DEV_PATH, F_OK))                       \
-			SKIP(return, "no " BPF_ARENA_DEV_PATH ": the bpf_arena module is not loaded (native arena kernel)"); \
-	} while (0)
 
 /* In children: report a failed check and return from the child function. */
 #define CK(cond)                                                            \
@@ -51,79 +45,6 @@
 			return 1;                                           \
 		}                                                           \
 	} while (0)
-
-static long xioctl(int fd, unsigned long cmd, void *arg)
-{
-	long r = ioctl(fd, cmd, arg);
-
-	return r < 0 ? -errno : r;
-}
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	long r = syscall(__NR_bpf, cmd, a, sizeof(*a));
-
-	return r < 0 ? -errno : r;
-}
-
-static int configure(int fd, __u32 pages, __u64 extra)
-{
-	struct bpf_arena_config c = { .size = sizeof(c), .map_flags = BPF_ARENA_F_MMAPABLE,
-				      .max_entries = pages, .numa_node = -1,
-				      .map_extra = extra };
-
-	return (int)xioctl(fd, BPF_ARENA_IOC_CONFIGURE, &c);
-}
-
-static long alloc_pages(int fd, __u64 addr, __u32 cnt)
-{
-	struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = cnt,
-				     .addr = addr, .node_id = -1 };
-
-	return xioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a);
-}
-
-static long range_ioctl(int fd, unsigned long cmd, __u64 addr, __u32 cnt)
-{
-	struct bpf_arena_range r = { .size = sizeof(r), .page_cnt = cnt, .addr = addr };
-
-	return xioctl(fd, cmd, &r);
-}
-
-static long attach(int fd, int map_fd)
-{
-	struct bpf_arena_attach at = { .size = sizeof(at), .map_fd = map_fd };
-
-	return xioctl(fd, BPF_ARENA_IOC_ATTACH, &at);
-}
-
-static long map_fd_of(int fd)
-{
-	struct bpf_arena_map_fd m = { .size = sizeof(m) };
-	long r = xioctl(fd, BPF_ARENA_IOC_MAP_FD, &m);
-
-	return r ? r : m.fd;
-}
-
-static long pages_allocated(int fd)
-{
-	struct bpf_arena_inspect s = { .size = sizeof(s) };
-	long r = xioctl(fd, BPF_ARENA_IOC_INSPECT, &s);
-
-	return r ? r : (long)s.pages;
-}
-
-static int bpf_create_arena(__u32 pages, __u64 extra)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_ARENA_MAP_TYPE;
-	a.max_entries = pages;
-	a.map_flags = BPF_ARENA_F_MMAPABLE;
-	a.map_extra = extra;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
 
 /* A new fd of the map behind fd, opened with open_flags (BPF_F_RDONLY...). */
 static int reopen_map(int fd, __u32 open_flags)
@@ -136,12 +57,12 @@ static int reopen_map(int fd, __u32 open_flags)
 	a.info.bpf_fd = fd;
 	a.info.info_len = sizeof(mi);
 	a.info.info = (__u64)(unsigned long)&mi;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+	if (bpf_sys_err(BPF_OBJ_GET_INFO_BY_FD, &a))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.map_id = mi.id;
 	a.open_flags = open_flags;
-	return (int)sys_bpf(BPF_MAP_GET_FD_BY_ID, &a);
+	return (int)bpf_sys_err(BPF_MAP_GET_FD_BY_ID, &a);
 }
 
 /* -errno of mmap at addr (MAP_FIXED_NOREPLACE unless 0), or 0 and *out. */
@@ -217,15 +138,15 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 		got[i] = NA;
 	if (row->map_mode != NONE) {
 		/* The owner: a bpf() arena at a fixed address, page 0 holds 'M'. */
-		owner_map = bpf_create_arena(16, FIXED_ADDR);
+		owner_map = arena_create(16, 0, FIXED_ADDR);
 		ASSERT_LE(0, owner_map);
 		ASSERT_EQ(0, try_mmap(owner_map, FIXED_ADDR, 16 * PG, PROT_READ | PROT_WRITE, &p));
 		p[0] = 'M';
 		munmap(p, 16 * PG);
 		owner_dev = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, owner_dev);
-		ASSERT_EQ(0, attach(owner_dev, owner_map));
-		owner_pages = pages_allocated(owner_dev);
+		ASSERT_EQ(0, dev_attach(owner_dev, owner_map));
+		owner_pages = dev_pages_allocated(owner_dev);
 		ASSERT_EQ(1, owner_pages);
 		map = row->map_mode == O_RDWR ? dup(owner_map) :
 		      reopen_map(owner_map, row->map_mode == O_RDONLY ? BPF_F_RDONLY : BPF_F_WRONLY);
@@ -235,15 +156,15 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 	h = open(BPF_ARENA_DEV_PATH, row->dev_mode | O_CLOEXEC);
 	ASSERT_LE(0, h);
 
-	got[CONF] = configure(h, 16, 0);
+	got[CONF] = dev_configure(h, BPF_ARENA_F_MMAPABLE, 16, 0);
 	if (row->map_mode != NONE)
-		got[ATT] = norm(attach(h, map));
+		got[ATT] = norm(dev_attach(h, map));
 	{
 		struct bpf_arena_info inf = { .size = sizeof(inf) };
 
 		got[INFO] = norm(xioctl(h, BPF_ARENA_IOC_GET_INFO, &inf));
 	}
-	got[INSPECT] = norm(pages_allocated(h));
+	got[INSPECT] = norm(dev_pages_allocated(h));
 	got[MRO] = try_mmap(h, base, 16 * PG, PROT_READ, &p);
 	if (!got[MRO]) {
 		if (row->map_mode != NONE && p[0] != 'M') {
@@ -261,11 +182,11 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 		q[PG] = 'w';
 		munmap(q, 16 * PG);
 	}
-	got[ALLOC] = norm(alloc_pages(h, base + 2 * PG, 1));
-	got[PREF] = norm(range_ioctl(h, BPF_ARENA_IOC_PREFAULT, base + 3 * PG, 1));
+	got[ALLOC] = norm(dev_alloc(h, base + 2 * PG, 1, NULL));
+	got[PREF] = norm(dev_range(h, BPF_ARENA_IOC_PREFAULT, base + 3 * PG, 1));
 	/* Page 0: the owner's page in attached rows. */
-	got[FREE] = norm(range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, base, 1));
-	r = map_fd_of(h);
+	got[FREE] = norm(dev_range(h, BPF_ARENA_IOC_FREE_PAGES, base, 1));
+	r = dev_map_fd(h);
 	got[MAPFD] = norm(r);
 	if (r >= 0) {
 		int fd = (int)r, mode = fcntl(fd, F_GETFL) & O_ACCMODE;
@@ -281,7 +202,7 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 		/* A write through the new fd: EPERM unless it may write. */
 		memset(&a, 0, sizeof(a));
 		a.map_fd = fd;
-		upd = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+		upd = bpf_sys_err(BPF_MAP_UPDATE_ELEM, &a);
 		if ((upd == -EPERM) != (row->fd_mode == O_RDONLY)) {
 			TH_LOG("dev %s map %s: update through the MAP_FD fd gave %ld",
 			       mode_name(row->dev_mode), mode_name(row->map_mode), upd);
@@ -308,10 +229,10 @@ static int run_access_row(struct __test_metadata *_metadata, const struct access
 		bad++;
 	}
 	/* A refused FREE (or ALLOC) left the owner's pages alone. */
-	if (owner_dev >= 0 && row->expect[FREE] && pages_allocated(owner_dev) != owner_pages) {
+	if (owner_dev >= 0 && row->expect[FREE] && dev_pages_allocated(owner_dev) != owner_pages) {
 		TH_LOG("dev %s map %s: the owner's page count changed to %ld",
 		       mode_name(row->dev_mode), mode_name(row->map_mode),
-		       pages_allocated(owner_dev));
+		       dev_pages_allocated(owner_dev));
 		bad++;
 	}
 	close(h);
@@ -341,22 +262,22 @@ TEST(frozen_arena_refuses_writes_through_the_device)
 	char *p = NULL;
 
 	NEED_DEV();
-	mfd = bpf_create_arena(16, FIXED_ADDR);
+	mfd = arena_create(16, 0, FIXED_ADDR);
 	ASSERT_LE(0, mfd);
 	{
 		union bpf_attr a;
 
 		memset(&a, 0, sizeof(a));
 		a.map_fd = mfd;
-		ASSERT_EQ(0, sys_bpf(BPF_MAP_FREEZE, &a));
+		ASSERT_EQ(0, bpf_sys_err(BPF_MAP_FREEZE, &a));
 	}
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, h);
-	ASSERT_EQ(0, attach(h, mfd));
+	ASSERT_EQ(0, dev_attach(h, mfd));
 	EXPECT_EQ(-EPERM, try_mmap(h, FIXED_ADDR, 16 * PG, PROT_READ | PROT_WRITE, &p));
-	EXPECT_EQ(-EPERM, alloc_pages(h, FIXED_ADDR, 1));
-	EXPECT_EQ(-EPERM, range_ioctl(h, BPF_ARENA_IOC_PREFAULT, FIXED_ADDR, 1));
-	EXPECT_EQ(-EPERM, range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, 1));
+	EXPECT_EQ(-EPERM, dev_alloc(h, FIXED_ADDR, 1, NULL));
+	EXPECT_EQ(-EPERM, dev_range(h, BPF_ARENA_IOC_PREFAULT, FIXED_ADDR, 1));
+	EXPECT_EQ(-EPERM, dev_range(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, 1));
 	ASSERT_EQ(0, try_mmap(h, FIXED_ADDR, 16 * PG, PROT_READ, &p));
 	EXPECT_EQ(-1, mprotect(p, 16 * PG, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
@@ -375,12 +296,12 @@ TEST(writable_device_mapping_blocks_freeze)
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, h);
 	ASSERT_EQ(0, try_mmap(h, 0, 16 * PG, PROT_READ | PROT_WRITE, &p));
-	mfd = (int)map_fd_of(h);
+	mfd = (int)dev_map_fd(h);
 	ASSERT_LE(0, mfd);
 	memset(&a, 0, sizeof(a));
 	a.map_fd = mfd;
 	/* As a writable mmap of the map fd: never frozen afterwards. */
-	EXPECT_EQ(-EBUSY, sys_bpf(BPF_MAP_FREEZE, &a));
+	EXPECT_EQ(-EBUSY, bpf_sys_err(BPF_MAP_FREEZE, &a));
 	munmap(p, 16 * PG);
 	close(mfd);
 	close(h);
@@ -401,18 +322,6 @@ static void read_param(const char *name, char *buf, size_t len)
 		buf[0] = 0;
 }
 
-static int write_param(const char *name, const char *val)
-{
-	int fd = open(name, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 FIXTURE_SETUP(unpriv)
 {
 	struct stat st;
@@ -431,9 +340,9 @@ FIXTURE_TEARDOWN(unpriv)
 	if (self->old_mode)
 		chmod(BPF_ARENA_DEV_PATH, self->old_mode);
 	if (self->per_user[0])
-		write_param(PARAMS "max_dev_arenas_per_user", self->per_user);
+		write_str(PARAMS "max_dev_arenas_per_user", self->per_user);
 	if (self->global[0])
-		write_param(PARAMS "max_dev_arenas", self->global);
+		write_str(PARAMS "max_dev_arenas", self->global);
 }
 
 /*
@@ -474,37 +383,9 @@ static int child_status(pid_t pid)
 
 #define MEMLOCK_PAGES 64
 
-static sigjmp_buf fault_jmp;
-
-static void on_fault(int sig)
-{
-	(void)sig;
-	siglongjmp(fault_jmp, 1);
-}
-
-/* Writes (or reads) p; 1 if that raised SIGSEGV or SIGBUS. */
-static int access_faults(volatile char *p, int write)
-{
-	struct sigaction sa = { .sa_handler = on_fault }, old_segv, old_bus;
-	int faulted;
-
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
-	faulted = sigsetjmp(fault_jmp, 1);
-	if (!faulted) {
-		if (write)
-			*p = 1;
-		else
-			(void)*p;
-	}
-	sigaction(SIGSEGV, &old_segv, NULL);
-	sigaction(SIGBUS, &old_bus, NULL);
-	return faulted;
-}
-
 static int touch_faults(volatile char *p)
 {
-	return access_faults(p, 1);
+	return access_faults(p, true);
 }
 
 /* Writes one byte in each page from the first until one faults; the count. */
@@ -532,35 +413,35 @@ static int memlock_child(void *arg)
 	 * The whole budget, then not one page more: the pages and the one or
 	 * two page tables (one per 2 MiB block of the kernel window) they need.
 	 */
-	CK(alloc_pages(fd, 0, MEMLOCK_PAGES - 2) == 0);
-	for (held = MEMLOCK_PAGES - 2; alloc_pages(fd, 0, 1) == 0; held++)
+	CK(dev_alloc(fd, 0, MEMLOCK_PAGES - 2, NULL) == 0);
+	for (held = MEMLOCK_PAGES - 2; dev_alloc(fd, 0, 1, NULL) == 0; held++)
 		;
 	CK(held <= MEMLOCK_PAGES - 1);
-	CK(alloc_pages(fd, 0, 1) == -ENOMEM);
-	CK(alloc_pages(fd, 0, 1048576) == -ERANGE);	/* more than the arena: checked first */
+	CK(dev_alloc(fd, 0, 1, NULL) == -ENOMEM);
+	CK(dev_alloc(fd, 0, 1048576, NULL) == -ERANGE);	/* more than the arena: checked first */
 	/* Free gives the budget back. */
-	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) == 1);
-	CK(alloc_pages(fd, (unsigned long)p, 1) == 0);
+	CK(dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) == 1);
+	CK(dev_alloc(fd, (unsigned long)p, 1, NULL) == 0);
 	/* Prefault and user faults are charged too. */
-	CK(range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 100 * PG, 1) == -ENOMEM);
+	CK(dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 100 * PG, 1) == -ENOMEM);
 	CK(touch_faults(p + 101 * PG) == 1);
-	CK(pages_allocated(fd) == held);
+	CK(dev_pages_allocated(fd) == held);
 	/* The budget is the user's, not the arena's. */
 	fd2 = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	CK(fd2 >= 0);
 	CK(try_mmap(fd2, 0, 16 * PG, PROT_READ | PROT_WRITE, &p2) == 0);
 	CK(touch_faults(p2) == 1);
-	CK(alloc_pages(fd2, 0, 1) == -ENOMEM);
-	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == held);
-	CK(alloc_pages(fd2, 0, 16) == 0);
+	CK(dev_alloc(fd2, 0, 1, NULL) == -ENOMEM);
+	CK(dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == held);
+	CK(dev_alloc(fd2, 0, 16, NULL) == 0);
 	p2[0] = 1;
 	CK(touch_faults(p + 101 * PG) == 0);	/* 17 of 64 now */
 	/* Destroying an arena gives its pages back (its free is deferred). */
 	munmap(p2, 16 * PG);
 	close(fd2);
-	CK(range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == 1);
+	CK(dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 256) == 1);
 	for (i = 0, r = -1; i < 500 && r; i++) {
-		r = alloc_pages(fd, 0, MEMLOCK_PAGES - 2);
+		r = dev_alloc(fd, 0, MEMLOCK_PAGES - 2, NULL);
 		if (r)
 			usleep(10000);
 	}
@@ -585,7 +466,7 @@ static int cap_ipc_lock_child(void *arg)
 	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	CK(fd >= 0);
 	CK(try_mmap(fd, 0, 256 * PG, PROT_READ | PROT_WRITE, &p) == 0);
-	CK(alloc_pages(fd, 0, 4 * MEMLOCK_PAGES) == 0);
+	CK(dev_alloc(fd, 0, 4 * MEMLOCK_PAGES, NULL) == 0);
 	munmap(p, 256 * PG);
 	close(fd);
 	return 0;
@@ -597,7 +478,6 @@ TEST_F(unpriv, cap_ipc_lock_is_not_limited)
 	ASSERT_EQ(0, child_status(run_as(0, MEMLOCK_PAGES, cap_ipc_lock_child, NULL)));
 }
 
-#define CG_ROOT "/sys/fs/cgroup"
 #define CG_TEST CG_ROOT "/arena_dev_security"
 
 static long long cg_read(const char *file, const char *key)
@@ -639,18 +519,18 @@ static int oom_child(void *arg)
 	fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	CK(fd >= 0);
 	if (mfd >= 0) {
-		CK(attach(fd, mfd) == 0);
+		CK(dev_attach(fd, mfd) == 0);
 		close(mfd);
 	}
 	CK(try_mmap(fd, mfd >= 0 ? FIXED_ADDR : 0, len, PROT_READ | PROT_WRITE, &p) == 0);
-	r = alloc_pages(fd, 0, 16384);		/* 64 MiB */
+	r = dev_alloc(fd, 0, 16384, NULL);		/* 64 MiB */
 	CK(r == -ENOMEM);
-	CK(pages_allocated(fd) == 0);
+	CK(dev_pages_allocated(fd) == 0);
 	/* Prefault keeps what it allocated before failing: free it at once. */
-	r = range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 16384);
-	range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 16384);
+	r = dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 16384);
+	dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 16384);
 	CK(r == -ENOMEM);
-	CK(pages_allocated(fd) == 0);
+	CK(dev_pages_allocated(fd) == 0);
 	CK(touch_faults(p) == 0);
 	munmap(p, len);
 	close(fd);
@@ -660,19 +540,15 @@ static int oom_child(void *arg)
 /* Runs oom_child(&mfd) as uid 1000 in a 32 MiB memcg; no OOM event may follow. */
 static void oom_test(struct __test_metadata *_metadata, int mfd)
 {
-	char pidbuf[16];
 	pid_t pid;
 	int go[2], st;
 	char c;
 
-	mkdir(CG_ROOT, 0755);
-	if ((access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	     mount("none", CG_ROOT, "cgroup2", 0, NULL)) ||
-	    write_param(CG_ROOT "/cgroup.subtree_control", "+memory"))
+	if (!memcg_enable())
 		SKIP(return, "no cgroup v2 memory controller in this guest");
 	rmdir(CG_TEST);
 	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
-	ASSERT_EQ(0, write_param(CG_TEST "/memory.max", "33554432"));
+	ASSERT_TRUE(write_str(CG_TEST "/memory.max", "33554432"));
 	ASSERT_EQ(0, pipe(go));
 	/* The child joins the memcg as root, then drops to uid 1000. */
 	pid = fork();
@@ -683,8 +559,7 @@ static void oom_test(struct __test_metadata *_metadata, int mfd)
 			_exit(102);
 		_exit(child_status(run_as(1000, RLIM_INFINITY / PG, oom_child, &mfd)));
 	}
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	ASSERT_EQ(0, write_param(CG_TEST "/cgroup.procs", pidbuf));
+	ASSERT_TRUE(cg_move(CG_TEST, pid));
 	close(go[0]);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	close(go[1]);
@@ -708,7 +583,7 @@ TEST_F(unpriv, attached_bpf_arena_pages_never_invoke_the_oom_killer)
 	int mfd;
 
 	NEED_DEV();
-	mfd = bpf_create_arena(OOM_SHARED_PAGES, FIXED_ADDR);
+	mfd = arena_create(OOM_SHARED_PAGES, 0, FIXED_ADDR);
 	ASSERT_LE(0, mfd);
 	oom_test(_metadata, mfd);
 	close(mfd);
@@ -799,7 +674,7 @@ TEST_F(unpriv, per_user_cap_on_device_arenas)
 	EXPECT_EQ(per_user, count);
 	EXPECT_EQ(EMFILE, err);
 	/* Root's bpf() arenas are unaffected, and so is another user. */
-	mfd = bpf_create_arena(16, 0);
+	mfd = arena_create(16, 0, 0);
 	EXPECT_LE(0, mfd);
 	if (mfd >= 0)
 		close(mfd);
@@ -823,15 +698,15 @@ TEST_F(unpriv, global_cap_on_device_arenas)
 	pid_t pid, pid2;
 
 	NEED_DEV();
-	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "4"));
-	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas", "6"));
+	ASSERT_TRUE(write_str(PARAMS "max_dev_arenas_per_user", "4"));
+	ASSERT_TRUE(write_str(PARAMS "max_dev_arenas", "6"));
 	pid = fill_as(1000, 100, &go, &count, &err);
 	EXPECT_EQ(4, count);
 	EXPECT_EQ(EMFILE, err);
 	pid2 = fill_as(1001, 100, &go2, &count2, &err2);
 	EXPECT_EQ(2, count2);
 	EXPECT_EQ(ENFILE, err2);
-	mfd = bpf_create_arena(16, 0);
+	mfd = arena_create(16, 0, 0);
 	EXPECT_LE(0, mfd);
 	if (mfd >= 0)
 		close(mfd);
@@ -862,21 +737,12 @@ TEST_F(unpriv, close_and_reopen_never_hits_the_cap)
 	int n = 200;
 
 	NEED_DEV();
-	ASSERT_EQ(0, write_param(PARAMS "max_dev_arenas_per_user", "1"));
+	ASSERT_TRUE(write_str(PARAMS "max_dev_arenas_per_user", "1"));
 	ASSERT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, reopen_child, &n)));
 }
 
 /* ------------------------------------------------------------------ */
 /* 4. Who pays: the actor, whatever created the arena                  */
-
-static int freeze(int map_fd)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map_fd;
-	return (int)sys_bpf(BPF_MAP_FREEZE, &a);
-}
 
 struct reader_case {
 	const char *name;
@@ -910,28 +776,28 @@ static int run_reader_case(struct __test_metadata *_metadata, const struct reade
 	long before, after;
 	char *p = NULL;
 
-	mfd = bpf_create_arena(64, FIXED_ADDR);
+	mfd = arena_create(64, 0, FIXED_ADDR);
 	ASSERT_LE(0, mfd);
 	owner = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, owner);
-	ASSERT_EQ(0, attach(owner, mfd));
-	ASSERT_EQ(0, alloc_pages(owner, FIXED_ADDR, 1));
+	ASSERT_EQ(0, dev_attach(owner, mfd));
+	ASSERT_EQ(0, dev_alloc(owner, FIXED_ADDR, 1, NULL));
 	if (c->frozen)
-		ASSERT_EQ(0, freeze(mfd));
+		ASSERT_EQ(0, map_freeze(mfd));
 	m = c->map_ro ? reopen_map(mfd, BPF_F_RDONLY) : dup(mfd);
 	ASSERT_LE(0, m);
 	h = open(BPF_ARENA_DEV_PATH, c->dev_mode | O_CLOEXEC);
 	ASSERT_LE(0, h);
-	ASSERT_EQ(0, attach(h, m));
-	before = pages_allocated(owner);
+	ASSERT_EQ(0, dev_attach(h, m));
+	before = dev_pages_allocated(owner);
 	ASSERT_EQ(0, try_mmap(c->via_map ? m : h, FIXED_ADDR, 64 * PG, PROT_READ, &p));
-	if (access_faults(p, 0)) {
+	if (access_faults(p, false)) {
 		TH_LOG("%s: reading the page that exists faulted", c->name);
 		bad++;
 	}
 	for (i = 1; i < 64; i++)
 		faults += access_faults(p + i * PG, 0);
-	after = pages_allocated(owner);
+	after = dev_pages_allocated(owner);
 	if (c->allocates ? (faults || after != 64) : (faults != 63 || after != before)) {
 		TH_LOG("%s: reading 63 missing pages gave %d SIGSEGV and %ld -> %ld pages",
 		       c->name, faults, before, after);
@@ -956,7 +822,7 @@ TEST(mappings_without_the_write_right_never_allocate)
 	EXPECT_EQ(0, bad);
 	/* As upstream, a read-only map fd cannot be mapped at all. */
 	{
-		int mfd = bpf_create_arena(16, FIXED_ADDR), ro;
+		int mfd = arena_create(16, 0, FIXED_ADDR), ro;
 		char *p = NULL;
 
 		ASSERT_LE(0, mfd);
@@ -984,30 +850,30 @@ static int attached_payer_child(void *arg)
 
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	CK(h >= 0);
-	CK(attach(h, mfd) == 0);
+	CK(dev_attach(h, mfd) == 0);
 	close(mfd);
-	CK(alloc_pages(h, 0, 4 * MEMLOCK_PAGES) == -ENOMEM);
-	CK(alloc_pages(h, 0, MEMLOCK_PAGES / 2) == 0);
-	CK(alloc_pages(h, 0, MEMLOCK_PAGES / 2 + 8) == -ENOMEM);
-	CK(range_ioctl(h, BPF_ARENA_IOC_PREFAULT, FIXED_ADDR, SHARED_PAGES) == -ENOMEM);
-	CK(range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) > 0);
-	CK(pages_allocated(h) == 0);
+	CK(dev_alloc(h, 0, 4 * MEMLOCK_PAGES, NULL) == -ENOMEM);
+	CK(dev_alloc(h, 0, MEMLOCK_PAGES / 2, NULL) == 0);
+	CK(dev_alloc(h, 0, MEMLOCK_PAGES / 2 + 8, NULL) == -ENOMEM);
+	CK(dev_range(h, BPF_ARENA_IOC_PREFAULT, FIXED_ADDR, SHARED_PAGES) == -ENOMEM);
+	CK(dev_range(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) > 0);
+	CK(dev_pages_allocated(h) == 0);
 	/* Faults through the handle's mapping. */
 	CK(try_mmap(h, FIXED_ADDR, SHARED_PAGES * PG, PROT_READ | PROT_WRITE, &p) == 0);
 	n = touch_until_fault(p, SHARED_PAGES);
 	fprintf(stderr, "# handle mapping: %ld pages before SIGSEGV\n", n);
 	CK(n <= MEMLOCK_PAGES && n >= MEMLOCK_PAGES - 2);
 	munmap(p, SHARED_PAGES * PG);
-	CK(range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) == n);
+	CK(dev_range(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) == n);
 	/* Faults through a map fd the handle gave out. */
-	fd2 = (int)map_fd_of(h);
+	fd2 = (int)dev_map_fd(h);
 	CK(fd2 >= 0);
 	CK(try_mmap(fd2, FIXED_ADDR, SHARED_PAGES * PG, PROT_READ | PROT_WRITE, &p) == 0);
 	n = touch_until_fault(p, SHARED_PAGES);
 	fprintf(stderr, "# map fd mapping: %ld pages before SIGSEGV\n", n);
 	CK(n <= MEMLOCK_PAGES && n >= MEMLOCK_PAGES - 2);
 	munmap(p, SHARED_PAGES * PG);
-	CK(range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) == n);
+	CK(dev_range(h, BPF_ARENA_IOC_FREE_PAGES, FIXED_ADDR, SHARED_PAGES) == n);
 	close(fd2);
 	close(h);
 	return 0;
@@ -1027,13 +893,13 @@ TEST(a_reader_cannot_fix_the_address_of_an_arena)
 
 	if (access(BPF_ARENA_DEV_PATH, F_OK))
 		SKIP(return, "no " BPF_ARENA_DEV_PATH);
-	mfd = bpf_create_arena(16, 0);
+	mfd = arena_create(16, 0, 0);
 	ASSERT_LE(0, mfd);
 	ro = reopen_map(mfd, BPF_F_RDONLY);
 	ASSERT_LE(0, ro);
 	h = open(BPF_ARENA_DEV_PATH, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, h);
-	ASSERT_EQ(0, attach(h, ro));
+	ASSERT_EQ(0, dev_attach(h, ro));
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 16 * PG, PROT_READ, MAP_SHARED, h, 0));
 	EXPECT_EQ(EPERM, errno);
 	ASSERT_EQ(0, xioctl(h, BPF_ARENA_IOC_GET_INFO, &info));
@@ -1080,7 +946,7 @@ TEST(map_fd_whose_answer_cannot_be_written_leaves_no_fd)
 		SKIP(return, "no " BPF_ARENA_DEV_PATH);
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, h);
-	ASSERT_EQ(0, configure(h, 16, 0));
+	ASSERT_EQ(0, dev_configure(h, BPF_ARENA_F_MMAPABLE, 16, 0));
 	m = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	m->size = sizeof(*m);
@@ -1102,7 +968,7 @@ TEST_F(unpriv, attached_bpf_arena_is_paid_by_the_device_user)
 	int mfd;
 
 	NEED_DEV();
-	mfd = bpf_create_arena(SHARED_PAGES, FIXED_ADDR);
+	mfd = arena_create(SHARED_PAGES, 0, FIXED_ADDR);
 	ASSERT_LE(0, mfd);
 	EXPECT_EQ(0, child_status(run_as(1000, MEMLOCK_PAGES, attached_payer_child, &mfd)));
 	close(mfd);
@@ -1154,9 +1020,9 @@ TEST(a_free_racing_a_fault_leaves_no_stale_mapping)
 		 * Nothing to free: the last write went through a stale
 		 * mapping, not into the arena.  A two-page free always zaps.
 		 */
-		if (range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) != 1) {
+		if (dev_range(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1) != 1) {
 			stale++;
-			range_ioctl(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 2);
+			dev_range(h, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 2);
 		}
 		if (p[0] != 0)
 			stale++;
@@ -1179,46 +1045,6 @@ TEST(a_free_racing_a_fault_leaves_no_stale_mapping)
 
 #define BLOCK_PAGES 512		/* pages one PTE page maps */
 #define WINDOW (1UL << 32)
-
-static long long meminfo_kib(const char *key)
-{
-	char line[128];
-	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-	size_t n = strlen(key);
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
-/*
- * Free memory as the allocator sees it: MemFree plus the pages freed onto
- * the per-CPU lists (/proc/zoneinfo "count:"), which MemFree does not count
- * until they are drained back (up to tens of MiB on a small machine).
- */
-static long long free_kib(void)
-{
-	long long pcp = 0;
-	char line[128];
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *c = strstr(line, "count:");
-
-		if (c)
-			pcp += atoll(c + 6);
-	}
-	if (f)
-		fclose(f);
-	return meminfo_kib("MemFree") + pcp * (PG / 1024);
-}
 
 #define TABLE_MEMLOCK 128
 #define TABLE_ARENAS 8
@@ -1247,8 +1073,8 @@ static int tables_child(void *arg)
 		for (k = 0; k < (int)(WINDOW / PG / BLOCK_PAGES); k++) {
 			unsigned long at = (unsigned long)p[a] + (unsigned long)k * BLOCK_PAGES * PG;
 
-			CK(alloc_pages(fd[a], at, 1) == 0);
-			CK(range_ioctl(fd[a], BPF_ARENA_IOC_FREE_PAGES, at, 1) == 1);
+			CK(dev_alloc(fd[a], at, 1, NULL) == 0);
+			CK(dev_range(fd[a], BPF_ARENA_IOC_FREE_PAGES, at, 1) == 1);
 		}
 	}
 	after = free_kib();
@@ -1261,13 +1087,15 @@ static int tables_child(void *arg)
 	 */
 	CK(before - after < 32768);
 	for (k = 0; k < TABLE_MEMLOCK / 2; k++)
-		CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == 0);
-	CK(alloc_pages(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1) == -ENOMEM);
-	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
+		CK(dev_alloc(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1,
+			     NULL) == 0);
+	CK(dev_alloc(fd[0], (unsigned long)p[0] + (unsigned long)k * BLOCK_PAGES * PG, 1,
+		     NULL) == -ENOMEM);
+	CK(dev_range(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
 	   TABLE_MEMLOCK / 2);
 	/* All of it back: a dense run needs one or two tables. */
-	CK(alloc_pages(fd[0], (unsigned long)p[0], TABLE_MEMLOCK - 2) == 0);
-	CK(range_ioctl(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
+	CK(dev_alloc(fd[0], (unsigned long)p[0], TABLE_MEMLOCK - 2, NULL) == 0);
+	CK(dev_range(fd[0], BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p[0], WINDOW / PG) ==
 	   TABLE_MEMLOCK - 2);
 
 	for (a = 0; a < TABLE_ARENAS; a++) {
@@ -1287,7 +1115,7 @@ TEST_F(unpriv, page_tables_are_paid_for_and_freed_with_the_last_page)
 static int tables_hold_child(void *arg)
 {
 	int fd, a, k;
-	char *p;
+	char *p = NULL;
 
 	(void)arg;
 	for (a = 0; a < TABLE_ARENAS; a++) {
@@ -1295,7 +1123,8 @@ static int tables_hold_child(void *arg)
 		CK(fd >= 0);
 		CK(try_mmap(fd, 0, WINDOW, PROT_READ | PROT_WRITE, &p) == 0);
 		for (k = 0; k < (int)(WINDOW / PG / BLOCK_PAGES); k++)
-			CK(alloc_pages(fd, (unsigned long)p + (unsigned long)k * BLOCK_PAGES * PG, 1) == 0);
+			CK(dev_alloc(fd, (unsigned long)p + (unsigned long)k * BLOCK_PAGES * PG, 1,
+				     NULL) == 0);
 	}
 	return 0;
 }
@@ -1339,12 +1168,12 @@ static int frozen_map_fd_child(void *arg)
 	int h = *(int *)arg, fd;
 	char *p = NULL;
 
-	fd = (int)map_fd_of(h);
+	fd = (int)dev_map_fd(h);
 	CK(fd >= 0);
 	CK((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
 	CK(try_mmap(fd, FIXED_ADDR, 64 * PG, PROT_READ, &p) == -EINVAL);
 	close(fd);
-	CK(pages_allocated(h) == 1);
+	CK(dev_pages_allocated(h) == 1);
 	return 0;
 }
 
@@ -1356,11 +1185,11 @@ TEST_F(unpriv, map_fd_of_a_frozen_arena_has_no_write_right)
 	NEED_DEV();
 	h = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, h);
-	ASSERT_EQ(0, configure(h, 64, FIXED_ADDR));
-	mfd = (int)map_fd_of(h);		/* creates the arena */
+	ASSERT_EQ(0, dev_configure(h, BPF_ARENA_F_MMAPABLE, 64, FIXED_ADDR));
+	mfd = (int)dev_map_fd(h);		/* creates the arena */
 	ASSERT_LE(0, mfd);
-	ASSERT_EQ(0, alloc_pages(h, FIXED_ADDR, 1));
-	ASSERT_EQ(0, freeze(mfd));
+	ASSERT_EQ(0, dev_alloc(h, FIXED_ADDR, 1, NULL));
+	ASSERT_EQ(0, map_freeze(mfd));
 	ASSERT_EQ(0, try_mmap(h, FIXED_ADDR, 64 * PG, PROT_READ, &p));
 	EXPECT_EQ(1, access_faults(p + 5 * PG, 0));
 	munmap(p, 64 * PG);
@@ -1368,8 +1197,8 @@ TEST_F(unpriv, map_fd_of_a_frozen_arena_has_no_write_right)
 	/* A write-only handle of a frozen arena has no right left to give. */
 	wo = open(BPF_ARENA_DEV_PATH, O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, wo);
-	ASSERT_EQ(0, attach(wo, mfd));
-	EXPECT_EQ(-EPERM, map_fd_of(wo));
+	ASSERT_EQ(0, dev_attach(wo, mfd));
+	EXPECT_EQ(-EPERM, dev_map_fd(wo));
 	close(wo);
 	close(mfd);
 	close(h);
@@ -1388,7 +1217,7 @@ static void *free_storm_fn(void *arg)
 	struct free_storm *s = arg;
 
 	while (!s->stop)
-		range_ioctl(s->h, BPF_ARENA_IOC_FREE_PAGES, s->base, (__u32)(WINDOW / PG));
+		dev_range(s->h, BPF_ARENA_IOC_FREE_PAGES, s->base, (__u32)(WINDOW / PG));
 	return NULL;
 }
 
@@ -1427,18 +1256,15 @@ TEST_F_TIMEOUT(unpriv, free_of_a_large_range_holds_little_memory, 120)
 {
 	long long v0, v, vmax = 0;
 	int secs = 4, st, i, go[2];
-	char pidbuf[16], c;
+	char c;
 	pid_t pid;
 
 	NEED_DEV();
-	mkdir(CG_ROOT, 0755);
-	if ((access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	     mount("none", CG_ROOT, "cgroup2", 0, NULL)) ||
-	    write_param(CG_ROOT "/cgroup.subtree_control", "+memory"))
+	if (!memcg_enable())
 		SKIP(return, "no cgroup v2 memory controller in this guest");
 	rmdir(CG_TEST);
 	ASSERT_EQ(0, mkdir(CG_TEST, 0755));
-	ASSERT_EQ(0, write_param(CG_TEST "/memory.max", "16777216"));
+	ASSERT_TRUE(write_str(CG_TEST "/memory.max", "16777216"));
 	ASSERT_EQ(0, pipe(go));
 	v0 = meminfo_kib("VmallocUsed");
 	pid = fork();
@@ -1449,8 +1275,7 @@ TEST_F_TIMEOUT(unpriv, free_of_a_large_range_holds_little_memory, 120)
 			_exit(102);
 		_exit(child_status(run_as(1000, 64, free_storm_child, &secs)));
 	}
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	ASSERT_EQ(0, write_param(CG_TEST "/cgroup.procs", pidbuf));
+	ASSERT_TRUE(cg_move(CG_TEST, pid));
 	close(go[0]);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	close(go[1]);

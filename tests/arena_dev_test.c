@@ -15,55 +15,9 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PG 4096UL
-
-#define NEED_DEV()                                                          \
-	do {                                                                \
-		if (access(BPF_ARENA_DEV_PATH, F_OK))                       \
-			SKIP(return, "no " BPF_ARENA_DEV_PATH ": the bpf_arena module is not loaded (native arena kernel)"); \
-	} while (0)
-
-static int dev_open(void)
-{
-	return open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
-}
-
-/* ioctl returning -errno on failure. */
-static long xioctl(int fd, unsigned long cmd, void *arg)
-{
-	long r = ioctl(fd, cmd, arg);
-
-	return r < 0 ? -errno : r;
-}
-
-static int configure(int fd, __u32 flags, __u32 pages, __u64 extra)
-{
-	struct bpf_arena_config c = { .size = sizeof(c), .map_flags = flags,
-				      .max_entries = pages, .numa_node = -1,
-				      .map_extra = extra };
-
-	return (int)xioctl(fd, BPF_ARENA_IOC_CONFIGURE, &c);
-}
-
-static long alloc_pages(int fd, __u64 addr, __u32 cnt, __u64 *out)
-{
-	struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = cnt,
-				     .addr = addr, .node_id = -1 };
-	long r = xioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a);
-
-	if (!r && out)
-		*out = a.addr;
-	return r;
-}
-
-static long range_ioctl(int fd, unsigned long cmd, __u64 addr, __u32 cnt)
-{
-	struct bpf_arena_range r = { .size = sizeof(r), .page_cnt = cnt, .addr = addr };
-
-	return xioctl(fd, cmd, &r);
-}
 
 /* The handle's arena's counters (INSPECT with map_id 0). */
 static struct bpf_arena_inspect stats(int fd)
@@ -89,29 +43,6 @@ static char *dev_map(int fd, size_t len)
 	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 }
 
-static int bpf_create_arena(__u32 pages, __u32 flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_ARENA_MAP_TYPE;
-	a.max_entries = pages;
-	a.map_flags = BPF_ARENA_F_MMAPABLE | flags;
-	return syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
-}
-
-static int map_info(int fd, struct bpf_map_info *mi)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	memset(mi, 0, sizeof(*mi));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(*mi);
-	a.info.info = (__u64)(unsigned long)mi;
-	return syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
-}
-
 /* Waits (up to 5 s) for deferred arena frees to drop the module's refcount. */
 static int wait_refcnt_zero(void)
 {
@@ -125,33 +56,6 @@ static int wait_refcnt_zero(void)
 		usleep(10000);
 	}
 	return -1;
-}
-
-/*
- * Free memory, counting the pages freed onto per-CPU lists (which MemFree
- * and MemAvailable leave out: /proc/zoneinfo's pageset counts), so that
- * where a page is freed does not look like a page kept: measured, MemFree
- * alone moved by up to 27 MB over this test while MemFree + those lists
- * stayed within 0.5 MB.
- */
-static long free_with_pcp_kb(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char buf[256];
-	long kb = -1, pages = 0, n;
-
-	while (f && fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, "MemFree: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	f = fopen("/proc/zoneinfo", "r");
-	while (f && fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, " count: %ld", &n) == 1)
-			pages += n;
-	if (f)
-		fclose(f);
-	return kb < 0 ? -1 : kb + pages * 4;
 }
 
 TEST(mmap_of_device_creates_arena_with_defaults)
@@ -208,7 +112,7 @@ TEST(configure_sets_flags_size_and_name)
 	EXPECT_EQ(1, info(fd).created);
 	EXPECT_STREQ("cfg_test", info(fd).name);
 	/* Too late once the arena exists. */
-	EXPECT_EQ(-EBUSY, configure(fd, BPF_ARENA_F_MMAPABLE, 16, 0));
+	EXPECT_EQ(-EBUSY, dev_configure(fd, BPF_ARENA_F_MMAPABLE, 16, 0));
 	munmap(p, 16 * PG);
 	close(fd);
 }
@@ -225,13 +129,13 @@ TEST(configure_rejects_bad_arguments)
 	NEED_DEV();
 	fd = dev_open();
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EINVAL, configure(fd, 0, 16, 0));			/* no MMAPABLE */
-	EXPECT_EQ(-EINVAL, configure(fd, BPF_ARENA_F_MMAPABLE | 1, 16, 0));	/* BPF_F_NO_PREALLOC */
-	EXPECT_EQ(-EINVAL, configure(fd, BPF_ARENA_F_MMAPABLE | (1U << 20), 16, 0));
-	EXPECT_EQ(-E2BIG, configure(fd, BPF_ARENA_F_MMAPABLE, (1U << 20) + 1, 0));
-	EXPECT_EQ(-EINVAL, configure(fd, BPF_ARENA_F_MMAPABLE, 16, (1ULL << 40) + 1));
-	EXPECT_EQ(-ERANGE, configure(fd, BPF_ARENA_F_MMAPABLE, 16, (1ULL << 40) - PG));
-	EXPECT_EQ(-EINVAL, configure(fd, BPF_ARENA_F_MMAPABLE, 0, 1ULL << 40));	/* address, no size */
+	EXPECT_EQ(-EINVAL, dev_configure(fd, 0, 16, 0));			/* no MMAPABLE */
+	EXPECT_EQ(-EINVAL, dev_configure(fd, BPF_ARENA_F_MMAPABLE | 1, 16, 0));	/* BPF_F_NO_PREALLOC */
+	EXPECT_EQ(-EINVAL, dev_configure(fd, BPF_ARENA_F_MMAPABLE | (1U << 20), 16, 0));
+	EXPECT_EQ(-E2BIG, dev_configure(fd, BPF_ARENA_F_MMAPABLE, (1U << 20) + 1, 0));
+	EXPECT_EQ(-EINVAL, dev_configure(fd, BPF_ARENA_F_MMAPABLE, 16, (1ULL << 40) + 1));
+	EXPECT_EQ(-ERANGE, dev_configure(fd, BPF_ARENA_F_MMAPABLE, 16, (1ULL << 40) - PG));
+	EXPECT_EQ(-EINVAL, dev_configure(fd, BPF_ARENA_F_MMAPABLE, 0, 1ULL << 40));	/* address, no size */
 
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
@@ -262,9 +166,9 @@ TEST(configure_rejects_bad_arguments)
 	EXPECT_EQ(-ENOTTY, xioctl(fd, _IO(BPF_ARENA_IOC_MAGIC, 99), NULL));
 	EXPECT_EQ(-ENOTTY, xioctl(fd, _IO('x', 1), NULL));
 	/* Page operations need an arena. */
-	EXPECT_EQ(-ENXIO, alloc_pages(fd, 0, 1, NULL));
-	EXPECT_EQ(-ENXIO, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, 0, 1));
-	EXPECT_EQ(-ENXIO, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, 0, 1));
+	EXPECT_EQ(-ENXIO, dev_alloc(fd, 0, 1, NULL));
+	EXPECT_EQ(-ENXIO, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, 0, 1));
+	EXPECT_EQ(-ENXIO, dev_range(fd, BPF_ARENA_IOC_PREFAULT, 0, 1));
 	close(fd);
 }
 
@@ -317,7 +221,7 @@ TEST(map_fd_is_a_type_33_bpf_map)
 	ASSERT_LE(0, fd);
 	/* No size yet: the map needs max_entries. */
 	EXPECT_EQ(-EINVAL, xioctl(fd, BPF_ARENA_IOC_MAP_FD, &m));
-	ASSERT_EQ(0, configure(fd, BPF_ARENA_F_MMAPABLE, 64, 0));
+	ASSERT_EQ(0, dev_configure(fd, BPF_ARENA_F_MMAPABLE, 64, 0));
 	m.flags = 1;
 	EXPECT_EQ(-EINVAL, xioctl(fd, BPF_ARENA_IOC_MAP_FD, &m));
 	m.flags = 0;
@@ -338,13 +242,12 @@ TEST(map_fd_is_a_type_33_bpf_map)
 TEST(attach_wraps_a_bpf_created_arena)
 {
 	struct bpf_arena_attach at = { .size = sizeof(at) };
-	union bpf_attr a;
 	int mfd, fd, afd;
 	__u64 addr;
 	char *p;
 
 	NEED_DEV();
-	mfd = bpf_create_arena(32, 0);
+	mfd = arena_create(32, 0, 0);
 	ASSERT_LE(0, mfd);
 	p = mmap(NULL, 32 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	ASSERT_NE(MAP_FAILED, p);
@@ -354,12 +257,7 @@ TEST(attach_wraps_a_bpf_created_arena)
 	EXPECT_EQ(-EBADF, xioctl(fd, BPF_ARENA_IOC_ATTACH, &at));
 	at.map_fd = fd;					/* not a bpf map */
 	EXPECT_EQ(-EINVAL, xioctl(fd, BPF_ARENA_IOC_ATTACH, &at));
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 4;
-	a.max_entries = 1;
-	afd = syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+	afd = array_create(4, 0);
 	ASSERT_LE(0, afd);
 	at.map_fd = afd;				/* not an arena */
 	EXPECT_EQ(-EINVAL, xioctl(fd, BPF_ARENA_IOC_ATTACH, &at));
@@ -367,7 +265,7 @@ TEST(attach_wraps_a_bpf_created_arena)
 	ASSERT_EQ(0, xioctl(fd, BPF_ARENA_IOC_ATTACH, &at));
 	EXPECT_EQ(-EBUSY, xioctl(fd, BPF_ARENA_IOC_ATTACH, &at));
 	EXPECT_EQ((__u64)(unsigned long)p, info(fd).user_vm_start);
-	ASSERT_EQ(0, alloc_pages(fd, 0, 1, &addr));
+	ASSERT_EQ(0, dev_alloc(fd, 0, 1, &addr));
 	EXPECT_EQ((__u64)(unsigned long)p, addr);
 	p[0] = 9;
 	EXPECT_EQ(9, p[0]);
@@ -390,20 +288,20 @@ TEST(alloc_pages_at_address_and_anywhere)
 	p = dev_map(fd, 8 * PG);
 	ASSERT_NE(MAP_FAILED, p);
 	base = (unsigned long)p;
-	ASSERT_EQ(0, alloc_pages(fd, base + 2 * PG, 2, &a1));
+	ASSERT_EQ(0, dev_alloc(fd, base + 2 * PG, 2, &a1));
 	EXPECT_EQ(base + 2 * PG, a1);
 	EXPECT_EQ(0, p[2 * PG]);
 	p[3 * PG] = 5;
-	ASSERT_EQ(0, alloc_pages(fd, 0, 2, &a2));	/* first free run */
+	ASSERT_EQ(0, dev_alloc(fd, 0, 2, &a2));	/* first free run */
 	EXPECT_EQ(base, a2);
-	EXPECT_EQ(-EBUSY, alloc_pages(fd, base + 3 * PG, 1, NULL));
-	EXPECT_EQ(-EBUSY, alloc_pages(fd, base + PG, 2, NULL));
-	EXPECT_EQ(-EINVAL, alloc_pages(fd, base + 1, 1, NULL));
-	EXPECT_EQ(-EINVAL, alloc_pages(fd, 0, 0, NULL));
-	EXPECT_EQ(-ERANGE, alloc_pages(fd, base + 8 * PG, 1, NULL));
-	EXPECT_EQ(-ERANGE, alloc_pages(fd, base - PG, 1, NULL));
-	EXPECT_EQ(-ERANGE, alloc_pages(fd, base + 7 * PG, 2, NULL));
-	EXPECT_EQ(-ERANGE, alloc_pages(fd, 0, 9, NULL));
+	EXPECT_EQ(-EBUSY, dev_alloc(fd, base + 3 * PG, 1, NULL));
+	EXPECT_EQ(-EBUSY, dev_alloc(fd, base + PG, 2, NULL));
+	EXPECT_EQ(-EINVAL, dev_alloc(fd, base + 1, 1, NULL));
+	EXPECT_EQ(-EINVAL, dev_alloc(fd, 0, 0, NULL));
+	EXPECT_EQ(-ERANGE, dev_alloc(fd, base + 8 * PG, 1, NULL));
+	EXPECT_EQ(-ERANGE, dev_alloc(fd, base - PG, 1, NULL));
+	EXPECT_EQ(-ERANGE, dev_alloc(fd, base + 7 * PG, 2, NULL));
+	EXPECT_EQ(-ERANGE, dev_alloc(fd, 0, 9, NULL));
 	{
 		struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = 1,
 					     .node_id = -1, .flags = 1 };
@@ -413,8 +311,8 @@ TEST(alloc_pages_at_address_and_anywhere)
 		a.node_id = 1 << 20;
 		EXPECT_EQ(-EINVAL, xioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a));
 	}
-	ASSERT_EQ(0, alloc_pages(fd, 0, 4, &a2));	/* pages 4..7 */
-	EXPECT_EQ(-ENOMEM, alloc_pages(fd, 0, 1, NULL));	/* full */
+	ASSERT_EQ(0, dev_alloc(fd, 0, 4, &a2));	/* pages 4..7 */
+	EXPECT_EQ(-ENOMEM, dev_alloc(fd, 0, 1, NULL));	/* full */
 	EXPECT_EQ(8, stats(fd).pages);
 	EXPECT_EQ(8, stats(fd).alloc_ioctl);
 	EXPECT_EQ(5, p[3 * PG]);
@@ -452,19 +350,19 @@ TEST(free_pages_zaps_every_process)
 	}
 	ASSERT_EQ(1, read(done[0], &c, 1));
 	EXPECT_EQ(2, stats(fd).mapped_vmas);
-	EXPECT_EQ(1, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1));
-	EXPECT_EQ(-ENOENT, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1));
+	EXPECT_EQ(1, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1));
+	EXPECT_EQ(-ENOENT, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 1));
 	EXPECT_EQ(0, p[0]);		/* faults in a new zero page */
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(1, stats(fd).freed);
-	EXPECT_EQ(-EINVAL, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 1, 1));
-	EXPECT_EQ(-EINVAL, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 0));
-	EXPECT_EQ(-ERANGE, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 4 * PG, 1));
-	EXPECT_EQ(-ERANGE, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 5));
-	EXPECT_EQ(2, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 4));
+	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 1, 1));
+	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 0));
+	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p + 4 * PG, 1));
+	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 5));
+	EXPECT_EQ(2, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, (unsigned long)p, 4));
 	EXPECT_EQ(0, stats(fd).pages);
 	munmap(p, 4 * PG);
 	close(fd);
@@ -489,7 +387,7 @@ TEST(one_page_free_zaps_it_wherever_it_is_mapped)
 		ASSERT_LE(0, fd);
 		p = dev_map(fd, 4 * PG);
 		ASSERT_NE(MAP_FAILED, p);
-		ASSERT_EQ(0, alloc_pages(fd, 0, 1, &a));
+		ASSERT_EQ(0, dev_alloc(fd, 0, 1, &a));
 		ASSERT_EQ((unsigned long)p, a);
 		if (round == 1)
 			p[0] = 5;
@@ -510,7 +408,7 @@ TEST(one_page_free_zaps_it_wherever_it_is_mapped)
 			_exit(q[0] == 0 ? 0 : 3);
 		}
 		ASSERT_EQ(1, read(done[0], &c, 1));
-		EXPECT_EQ(1, range_ioctl(fd, BPF_ARENA_IOC_FREE_PAGES, a, 1));
+		EXPECT_EQ(1, dev_range(fd, BPF_ARENA_IOC_FREE_PAGES, a, 1));
 		EXPECT_EQ(0, stats(fd).pages);
 		EXPECT_EQ(0, p[0]) TH_LOG("round %d: this process still sees the freed page", round);
 		ASSERT_EQ(1, write(go[1], "g", 1));
@@ -537,12 +435,12 @@ TEST(prefault_allocates_missing_pages)
 	p = dev_map(fd, 16 * PG);
 	ASSERT_NE(MAP_FAILED, p);
 	p[PG] = 1;
-	EXPECT_EQ(7, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
-	EXPECT_EQ(0, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
+	EXPECT_EQ(7, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
+	EXPECT_EQ(0, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 8));
 	EXPECT_EQ(8, stats(fd).pages);
 	EXPECT_EQ(1, p[PG]);
-	EXPECT_EQ(-ERANGE, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 8 * PG, 9));
-	EXPECT_EQ(-EINVAL, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 2, 1));
+	EXPECT_EQ(-ERANGE, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 8 * PG, 9));
+	EXPECT_EQ(-EINVAL, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p + 2, 1));
 	munmap(p, 16 * PG);
 	close(fd);
 }
@@ -564,7 +462,7 @@ TEST(segv_on_fault_needs_allocated_pages)
 	NEED_DEV();
 	fd = dev_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, configure(fd, BPF_ARENA_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT, 4, 0));
+	ASSERT_EQ(0, dev_configure(fd, BPF_ARENA_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT, 4, 0));
 	p = dev_map(fd, 4 * PG);
 	ASSERT_NE(MAP_FAILED, p);
 	sigaction(SIGSEGV, &sa, &old);
@@ -572,8 +470,8 @@ TEST(segv_on_fault_needs_allocated_pages)
 	if (!faulted)
 		(void)p[0];
 	EXPECT_EQ(1, faulted);
-	EXPECT_EQ(-EPERM, range_ioctl(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 1));
-	ASSERT_EQ(0, alloc_pages(fd, (unsigned long)p, 1, NULL));
+	EXPECT_EQ(-EPERM, dev_range(fd, BPF_ARENA_IOC_PREFAULT, (unsigned long)p, 1));
+	ASSERT_EQ(0, dev_alloc(fd, (unsigned long)p, 1, NULL));
 	faulted = sigsetjmp(segv_jmp, 1);
 	if (!faulted)
 		p[0] = 3;
@@ -626,7 +524,7 @@ TEST(unload_refused_while_arena_lives_and_memory_returns)
 	ASSERT_EQ(0, wait_refcnt_zero());
 
 	/* 20 rounds of 8 MiB touched and torn down: no page may stay behind. */
-	before = free_with_pcp_kb();
+	before = free_kib();
 	for (i = 0; i < 20; i++) {
 		fd = dev_open();
 		ASSERT_LE(0, fd);
@@ -643,7 +541,7 @@ TEST(unload_refused_while_arena_lives_and_memory_returns)
 	 * left behind never comes back).
 	 */
 	for (i = 0; i < 50; i++) {
-		after = free_with_pcp_kb();
+		after = free_kib();
 		if (before - after < 4 * 1024)
 			break;
 		usleep(100 * 1000);

@@ -31,9 +31,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
-#include "kmod_util.h"
-#include "lib_bpf.h"
+#include "test_util.h"
 
 #define PG		4096
 #define PAGES		16
@@ -90,7 +88,7 @@ FIXTURE_SETUP(nth)
 	self->set = true;
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		ASSERT_TRUE(write_str(knobs[i].path, knobs[i].value)) TH_LOG("%s", knobs[i].path);
-	self->map_fd = tb_arena_create(PAGES, 0, 0);
+	self->map_fd = arena_create(PAGES, 0, 0);
 	ASSERT_LE(0, self->map_fd) TH_LOG("arena: %s", strerror(-self->map_fd));
 	self->base = mmap(NULL, PAGES * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->map_fd, 0);
 	ASSERT_NE(MAP_FAILED, self->base);
@@ -198,14 +196,9 @@ static int op_tc_nosleep(struct __test_metadata *_metadata, FIXTURE_DATA(nth) *s
 static uint32_t btf_loaded_size(int fd)
 {
 	struct bpf_btf_info info;
-	union bpf_attr attr;
 
 	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.btf_size;
+	return obj_info(fd, &info, sizeof(info)) ? 0 : info.btf_size;
 }
 
 static int op_btf_arg_arena(struct __test_metadata *_metadata, FIXTURE_DATA(nth) *self)
@@ -251,15 +244,7 @@ static int op_arena_create(struct __test_metadata *_metadata, FIXTURE_DATA(nth) 
 {
 	(void)_metadata;
 	self->log[0] = '\0';
-	return tb_arena_create(PAGES, 0, 0);
-}
-
-/* The last lines of a log: the cause is there. */
-static const char *log_tail(const char *log)
-{
-	size_t len = strlen(log);
-
-	return log + (len > 600 ? len - 600 : 0);
+	return arena_create(PAGES, 0, 0);
 }
 
 typedef int (*nth_op)(struct __test_metadata *_metadata, FIXTURE_DATA(nth) *self);
@@ -293,14 +278,14 @@ static int sweep(struct __test_metadata *_metadata, FIXTURE_DATA(nth) *self, con
 			;
 		EXPECT_NE(0, ok_errs[e])
 			TH_LOG("%s: failing injection point %u: errno %d (%s)\nlog ends: %s",
-			       name, n, -r, strerror(-r), log_tail(self->log));
+			       name, n, -r, strerror(-r), str_tail(self->log, 600));
 	}
 	EXPECT_GT(MAX_NTH, n) TH_LOG("%s: still injecting after %u points", name, n);
 	EXPECT_LT(0, injected) TH_LOG("%s: no injection point reached", name);
 	TH_LOG("%s: %u injection points failed in turn (%u absorbed); then %d", name, injected,
 	       absorbed, r);
 	EXPECT_LE(0, r) TH_LOG("%s without injection: %s\nlog ends: %s", name, strerror(-r),
-			       log_tail(self->log));
+			       str_tail(self->log, 600));
 	return r;
 }
 

@@ -4,7 +4,7 @@
  * bpf_arena_object_prepare(), no skeleton.  libbpf creates the arena (with
  * the object's 64-bit map_extra), mmaps it, copies the initial values of the
  * arena globals to its start and resolves every reference to them; the
- * programs in tests/libbpf-new/ read and write the globals, build a list
+ * programs tests/progs/arena_globals*.bpf.c read and write the globals, build a list
  * headed by an arena global, allocate with the page-frag allocator whose
  * per-CPU state is in arena globals (upstream style) and fill the
  * `char __arena arr1[100000]` of upstream's arena_htab.  Same assertions on
@@ -28,6 +28,7 @@
 #include <bpf/libbpf_version.h>
 
 #include "kselftest_harness.h"
+#include "test_util.h"
 #include "bpf_arena.h"
 #include "arena_prog_common.h"
 #include "arena_globals_common.h"
@@ -40,12 +41,6 @@
 
 /* ---- the embedded objects ------------------------------------------------ */
 
-#define EMBED(sym, file)							\
-	extern const char sym##_start[], sym##_end[];				\
-	__asm__(".pushsection .rodata\n.balign 8\n.global " #sym "_start\n"	\
-		#sym "_start:\n.incbin \"" AG_OBJ_DIR "/" file "\"\n"		\
-		".global " #sym "_end\n" #sym "_end:\n.popsection\n")
-
 EMBED(glob_v3, "arena_globals.v3.bpf.o");
 EMBED(glob_asm, "arena_globals.asm.bpf.o");
 EMBED(htab_v3, "arena_globals_htab.v3.bpf.o");
@@ -53,49 +48,10 @@ EMBED(htab_asm, "arena_globals_htab.asm.bpf.o");
 
 enum obj_id { O_GLOBALS, O_HTAB, O_NR };
 
-struct obj_img {
-	const char *name;
-	const char *start, *end;
-};
-
-#define IMG(n, s) { n, s##_start, s##_end }
 static const struct obj_img imgs[2][O_NR] = {
 	{ IMG("arena_globals", glob_v3), IMG("arena_globals_htab", htab_v3) },
 	{ IMG("arena_globals", glob_asm), IMG("arena_globals_htab", htab_asm) },
 };
-
-/*
- * libbpf messages: warnings go to stderr at once (debug messages too with
- * AG_LIBBPF_DEBUG=1 in the environment); everything, debug level included,
- * is kept in a buffer whose tail is shown when a load fails.
- */
-static char print_buf[1 << 16];
-static size_t print_len;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	va_list copy;
-	int n;
-
-	va_copy(copy, args);
-	if (print_len < sizeof(print_buf) - 1) {
-		n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, copy);
-		if (n > 0)
-			print_len += (size_t)n;
-		if (print_len > sizeof(print_buf) - 1)
-			print_len = sizeof(print_buf) - 1;
-	}
-	va_end(copy);
-	if (level == LIBBPF_DEBUG && !getenv("AG_LIBBPF_DEBUG"))
-		return 0;
-	fprintf(stderr, "# ");
-	return vfprintf(stderr, fmt, args);
-}
-
-static void __attribute__((constructor)) init_print(void)
-{
-	libbpf_set_print(libbpf_print);
-}
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -191,12 +147,11 @@ static void load_obj(struct __test_metadata *_metadata, FIXTURE_DATA(ag) *self, 
 	}
 	ASSERT_TRUE(found) TH_LOG("no program %s", only);
 
-	print_len = 0;
-	print_buf[0] = 0;
+	/* libbpf's warnings on stderr at once; all it says, debug included, kept */
+	libbpf_capture(true);
 	err = bpf_object__load(self->obj);
 	ASSERT_EQ(0, err) TH_LOG("load of %s failed: %d; libbpf log tail:\n%s",
-				 bpf_object__name(self->obj), err,
-				 print_len > 6000 ? print_buf + print_len - 6000 : print_buf);
+				 bpf_object__name(self->obj), err, str_tail(libbpf_msgs, 6000));
 	/* libbpf >= 1.4: the user mapping of the arena, globals at its start */
 	self->base = bpf_map__initial_value(self->arena, &sz);
 	ASSERT_NE(NULL, self->base);
@@ -254,18 +209,6 @@ static size_t sec_size(struct __test_metadata *_metadata, struct bpf_object *obj
 #define AGA(type, var, n)							\
 	((volatile type *)(self->base + var_off(_metadata, self->obj, ".addr_space.1", #var, \
 						sizeof(type) * (n))))
-
-static __u32 run(struct __test_metadata *_metadata, struct bpf_object *obj, const char *name,
-		 void *ctx, size_t ctx_sz)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = (__u32)ctx_sz);
-	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
-
-	ASSERT_NE(NULL, p) TH_LOG("no program %s", name);
-	ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(p), &o))
-		TH_LOG("test_run %s: %s", name, strerror(errno));
-	return o.retval;
-}
 
 static bool in_arena(FIXTURE_DATA(ag) *self, __u64 p, size_t len)
 {
@@ -336,7 +279,7 @@ TEST_F(ag, program_reads_initialised_and_zeroed_globals)
 	struct ag_args a = { 0 };
 
 	OPEN_LOAD(O_GLOBALS, "read_globals");
-	ASSERT_EQ(0, run(_metadata, self->obj, "read_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "read_globals", &a, sizeof(a)));
 	EXPECT_EQ(0, a.err);
 	EXPECT_EQ(AG_INIT_VAL, a.val);
 	EXPECT_EQ(1 + 2 + 3 + 4, a.sum);
@@ -350,7 +293,7 @@ TEST_F(ag, program_writes_user_space_reads)
 	struct ag_args a = { .in = 77, .idx = 513 };
 
 	OPEN_LOAD(O_GLOBALS, "write_globals");
-	ASSERT_EQ(0, run(_metadata, self->obj, "write_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "write_globals", &a, sizeof(a)));
 	EXPECT_EQ(0, a.err);
 	EXPECT_EQ(0, a.val);
 	EXPECT_EQ(77, AGV(int, init_val));
@@ -360,7 +303,7 @@ TEST_F(ag, program_writes_user_space_reads)
 	EXPECT_EQ(1, AGV(__u64, counter));
 	a.in = 3;
 	a.idx = AG_ZERO_N - 1;		/* the last word of the second page */
-	ASSERT_EQ(0, run(_metadata, self->obj, "write_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "write_globals", &a, sizeof(a)));
 	EXPECT_EQ(1, a.val);
 	EXPECT_EQ(2, AGV(__u64, counter));
 	EXPECT_EQ(3, AGV(int, init_val));
@@ -376,7 +319,7 @@ TEST_F(ag, user_space_writes_program_reads)
 	AGV(int, init_val) = 1234;
 	AGA(__u64, init_arr, 4)[0] = 100;
 	AGA(__u64, zero_arr, AG_ZERO_N)[1000] = 9;
-	ASSERT_EQ(0, run(_metadata, self->obj, "read_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "read_globals", &a, sizeof(a)));
 	EXPECT_EQ(1234, a.val);
 	EXPECT_EQ(100 + 2 + 3 + 4, a.sum);
 	EXPECT_EQ(1, a.n);
@@ -405,7 +348,7 @@ TEST_F(ag, initial_value_set_before_load)
 	load_obj(_metadata, self, "read_globals");
 	EXPECT_EQ(-EBUSY, bpf_map__set_initial_value(self->arena, self->base, self->data_sz));
 	EXPECT_EQ(42, AGV(int, init_val));
-	ASSERT_EQ(0, run(_metadata, self->obj, "read_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "read_globals", &a, sizeof(a)));
 	EXPECT_EQ(42, a.val);
 	EXPECT_EQ(1, a.n);
 	EXPECT_EQ(7, a.idx);
@@ -428,11 +371,11 @@ TEST_F(ag, kernel_chosen_address)
 	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_map__fd(self->arena), &info, &len));
 	EXPECT_EQ(0, info.map_extra);
 	EXPECT_EQ(AG_INIT_VAL, AGV(int, init_val));
-	ASSERT_EQ(0, run(_metadata, self->obj, "read_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "read_globals", &a, sizeof(a)));
 	EXPECT_EQ(AG_INIT_VAL, a.val);
 	EXPECT_EQ((__u64)(uintptr_t)&AGV(int, init_val), a.addr);
 	a.in = 11;
-	ASSERT_EQ(0, run(_metadata, self->obj, "write_globals", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "write_globals", &a, sizeof(a)));
 	EXPECT_EQ(11, AGV(int, init_val));
 	EXPECT_EQ(12, AGA(__u64, zero_arr, AG_ZERO_N)[0]);
 }
@@ -451,7 +394,7 @@ TEST_F(ag, list_headed_by_arena_globals)
 
 	OPEN_LOAD(O_GLOBALS, "list_add list_del_all");
 	head = &AGV(struct arena_list_head, global_head);
-	ASSERT_EQ(0, run(_metadata, self->obj, "list_add", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "list_add", &a, sizeof(a)));
 	ASSERT_EQ(0, a.err);
 	/* the pointer global holds the user address of the head global */
 	EXPECT_EQ((__u64)(uintptr_t)head, a.addr);
@@ -491,7 +434,7 @@ TEST_F(ag, list_headed_by_arena_globals)
 
 	/* the program deletes everything, starting from the pointer global */
 	memset(&a, 0, sizeof(a));
-	ASSERT_EQ(0, run(_metadata, self->obj, "list_del_all", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "list_del_all", &a, sizeof(a)));
 	EXPECT_EQ(0, a.err);
 	EXPECT_EQ(cnt, a.n);
 	EXPECT_EQ((__s64)(cnt * (cnt - 1) / 2), (__s64)a.sum);
@@ -514,7 +457,7 @@ TEST_F(ag, htab_upstream_style)
 	arr = AGA(char, arr1, AGH_ARR_SZ);
 	/* as upstream: "fault-in a page with pgoff == 0 as sanity check" */
 	*(volatile int *)arr = 0x55aa;
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_htab_llvm", &a, sizeof(a)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_htab_llvm", &a, sizeof(a)));
 	ASSERT_EQ(0, a.err);
 	bpf_object__for_each_map(m, self->obj)
 		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss"))

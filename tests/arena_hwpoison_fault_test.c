@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #ifndef MADV_HWPOISON
 #define MADV_HWPOISON	100

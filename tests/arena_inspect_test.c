@@ -27,12 +27,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/bpf_arena.h>
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
-#include "kmod_util.h"
-#include <linux/bpf_arena.h>
+#include "test_util.h"
 
 #define PG		4096
 #define NOBODY		65534
@@ -41,44 +40,24 @@
 static char vlog[LOG_SIZE];
 static char out[1 << 20];
 
-#define NEED_DEV()								\
+#define NEED_INSPECT_IOCTLS()							\
 	do {									\
 		if (!have_dev())						\
 			SKIP(return, "module-only: no " BPF_ARENA_DEV_PATH	\
 			     " (native arena kernel: the inspection ioctls are the module's)"); \
 	} while (0)
 
-static bool have_dev(void)
-{
-	return access(BPF_ARENA_DEV_PATH, F_OK) == 0;
-}
-
 /* Runs a shell command, stdout and stderr into out; returns its exit status. */
 static int run(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
-	size_t n = 0;
-	FILE *p;
-	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < sizeof(out)) {
-		size_t r = fread(out + n, 1, sizeof(out) - 1 - n, p);
-
-		if (!r)
-			break;
-		n += r;
-	}
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_cmd(cmd, out, sizeof(out));
 }
 
 /*
@@ -123,44 +102,6 @@ static bool json_arena(const char *json, uint32_t id, char *obj, size_t len)
 	return false;
 }
 
-static int arena_bpf(unsigned int pages, const char *name, unsigned int flags)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_ARENA_MAP_TYPE;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE | flags;
-	strncpy(attr.map_name, name, sizeof(attr.map_name) - 1);
-	return (int)bpf_sys(BPF_MAP_CREATE, &attr);
-}
-
-static uint32_t map_id_of(int fd)
-{
-	struct bpf_map_info info;
-	union bpf_attr attr;
-
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
-}
-
-static uint32_t prog_id_of(int fd)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
-}
-
 /* A device arena of pages pages, mapped; returns the device fd, *base, *id. */
 static int dev_arena(unsigned int pages, char **base, uint32_t *id)
 {
@@ -178,22 +119,6 @@ static int dev_arena(unsigned int pages, char **base, uint32_t *id)
 	*base = p;
 	*id = info.map_id;
 	return fd;
-}
-
-static int dev_alloc(int fd, void *addr, unsigned int cnt)
-{
-	struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = cnt,
-				     .addr = ptr_u64(addr), .node_id = -1 };
-
-	return ioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a) ? -errno : 0;
-}
-
-static int dev_range(int fd, unsigned long cmd, void *addr, unsigned int cnt)
-{
-	struct bpf_arena_range r = { .size = sizeof(r), .page_cnt = cnt, .addr = ptr_u64(addr) };
-	int ret = ioctl(fd, cmd, &r);
-
-	return ret < 0 ? -errno : ret;
 }
 
 static int inspect(int dev, uint32_t id, struct bpf_arena_inspect *in)
@@ -290,19 +215,19 @@ static int run_kfunc(int arena_fd, bool alloc, void *addr)
 TEST(list_shows_a_bpf_arena_with_its_programs)
 {
 	char obj[8192], want[128];
-	int fd = arena_bpf(16, "insp_list", 0), prog;
+	int fd = arena_create_named("insp_list", 16, 0, 0), prog;
 	uint32_t id, pid_;
 	uint64_t ctx[2];
 	char *base;
 
 	ASSERT_LE(0, fd) TH_LOG("BPF_MAP_CREATE: %s", strerror(errno));
-	id = map_id_of(fd);
+	id = map_id(fd);
 	base = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, base);
 	base[0] = base[PG] = base[5 * PG] = 1;	/* 3 pages by user faults */
 	prog = load_reader(fd);
 	ASSERT_LE(0, prog);
-	pid_ = prog_id_of(prog);
+	pid_ = prog_id(prog);
 	ctx[0] = ptr_u64(base + 9 * PG);	/* unallocated: a fixup on 6.1 */
 	ASSERT_EQ(0, run_syscall_prog(prog, ctx, sizeof(ctx)));
 	EXPECT_EQ(0, ctx[1]);
@@ -358,21 +283,15 @@ TEST(list_shows_a_bpf_arena_with_its_programs)
 
 TEST(errors_name_their_cause)
 {
-	union bpf_attr attr;
 	int fd;
 
 	EXPECT_EQ(2, run("bpf-arena show notanid"));
 	EXPECT_NE(NULL, strstr(out, "bad map id")) TH_LOG("%s", out);
 	EXPECT_EQ(1, run("bpf-arena show 2147483647"));
 	EXPECT_NE(NULL, strstr(out, "No such file or directory")) TH_LOG("%s", out);
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = 8;
-	attr.max_entries = 1;
-	fd = (int)bpf_sys(BPF_MAP_CREATE, &attr);
+	fd = array_create(8, 0);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(1, run("bpf-arena show %u", map_id_of(fd)));
+	EXPECT_EQ(1, run("bpf-arena show %u", map_id(fd)));
 	EXPECT_NE(NULL, strstr(out, "is not an arena")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run("bpf-arena dump"));
 	close(fd);
@@ -387,16 +306,16 @@ TEST(show_counts_pages_by_origin)
 	uint32_t id;
 	int dev, err;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	dev = dev_arena(64, &base, &id);
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, ioctl(dev, BPF_ARENA_IOC_MAP_FD, &mf));
-	ASSERT_EQ(0, dev_alloc(dev, base, 2));					/* ioctl 2 */
-	ASSERT_EQ(3, dev_range(dev, BPF_ARENA_IOC_PREFAULT, base + 8 * PG, 3));	/* prefault 3 */
+	ASSERT_EQ(0, dev_alloc(dev, ptr_u64(base), 2, NULL));					/* ioctl 2 */
+	ASSERT_EQ(3, dev_range(dev, BPF_ARENA_IOC_PREFAULT, ptr_u64(base + 8 * PG), 3));	/* prefault 3 */
 	base[16 * PG] = 1;							/* fault 1 */
 	err = run_kfunc(mf.fd, true, base + 20 * PG);				/* bpf 1 */
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(1, dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, base, 1));	/* ioctl free 1 */
+	ASSERT_EQ(1, dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, ptr_u64(base), 1));	/* ioctl free 1 */
 	ASSERT_EQ(0, run_kfunc(mf.fd, false, base + 20 * PG));			/* bpf free 1 */
 
 	ASSERT_EQ(0, run("bpf-arena --json show %u", id));
@@ -424,11 +343,11 @@ TEST(pages_map_shows_each_allocated_run)
 	char *base, want[160];
 	int dev;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	dev = dev_arena(32, &base, &id);
 	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, dev_alloc(dev, base, 2));
-	ASSERT_EQ(0, dev_alloc(dev, base + 5 * PG, 1));
+	ASSERT_EQ(0, dev_alloc(dev, ptr_u64(base), 2, NULL));
+	ASSERT_EQ(0, dev_alloc(dev, ptr_u64(base + 5 * PG), 1, NULL));
 
 	cnt = sizeof(st);
 	memset(st, 0xee, sizeof(st));
@@ -467,10 +386,10 @@ TEST(dump_reads_bytes_and_zeroes_for_unallocated_pages)
 	char *base;
 	int dev;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	dev = dev_arena(128, &base, &id);
 	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, dev_alloc(dev, base, 1));
+	ASSERT_EQ(0, dev_alloc(dev, ptr_u64(base), 1, NULL));
 	strcpy(base + 16, "hello inspector");
 
 	memset(buf, 0xaa, sizeof(buf));
@@ -533,13 +452,13 @@ static void drop_to_nobody(void)
  */
 TEST(non_root_cannot_see_or_dump_another_users_arena)
 {
-	int fd = arena_bpf(4, "insp_secret", 0), dev = -1, status;
+	int fd = arena_create_named("insp_secret", 4, 0, 0), dev = -1, status;
 	uint32_t id;
 	char *base;
 	pid_t pid;
 
 	ASSERT_LE(0, fd);
-	id = map_id_of(fd);
+	id = map_id(fd);
 	base = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, base);
 	strcpy(base, "s3cr3t-of-root");
@@ -597,7 +516,7 @@ TEST(own_handle_inspection_follows_the_handle_rights)
 	uint32_t id;
 	pid_t pid;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	wdev = open(BPF_ARENA_DEV_PATH, O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, wdev);
 	ASSERT_EQ(0, ioctl(wdev, BPF_ARENA_IOC_CONFIGURE, &cfg));
@@ -607,7 +526,7 @@ TEST(own_handle_inspection_follows_the_handle_rights)
 		int rdev = dev_arena(8, &base, &id);
 
 		ASSERT_LE(0, rdev);
-		ASSERT_EQ(0, dev_alloc(rdev, base, 1));
+		ASSERT_EQ(0, dev_alloc(rdev, ptr_u64(base), 1, NULL));
 		strcpy(base, "mine");
 		pid = fork();
 		ASSERT_LE(0, pid);
@@ -637,20 +556,14 @@ TEST(own_handle_inspection_follows_the_handle_rights)
 TEST(ids_that_are_not_arenas_are_enoent)
 {
 	struct bpf_arena_inspect in;
-	union bpf_attr attr;
 	int dev, fd;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	dev = open(BPF_ARENA_DEV_PATH, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, dev);
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = 8;
-	attr.max_entries = 1;
-	fd = (int)bpf_sys(BPF_MAP_CREATE, &attr);
+	fd = array_create(8, 0);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-ENOENT, inspect(dev, map_id_of(fd), &in));
+	EXPECT_EQ(-ENOENT, inspect(dev, map_id(fd), &in));
 	EXPECT_EQ(-ENOENT, inspect(dev, 0x7fffffff, &in));
 	EXPECT_EQ(-ENOENT, inspect(dev, 0xffffffff, &in));
 	/* A short struct (older user space) is accepted; bad sizes are not. */
@@ -679,7 +592,7 @@ TEST(argument_copy_errors_reach_the_caller)
 	} cbig;
 	int dev;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	dev = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
 	memset(&big, 0, sizeof(big));
@@ -767,7 +680,7 @@ TEST(inspection_races_with_page_frees_and_arena_free)
 	pthread_t th[2];
 	int rounds = 0;
 
-	NEED_DEV();
+	NEED_INSPECT_IOCTLS();
 	r.dev = open(BPF_ARENA_DEV_PATH, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, r.dev);
 	ASSERT_EQ(0, pthread_create(&th[0], NULL, race_reader, &r));
@@ -782,10 +695,10 @@ TEST(inspection_races_with_page_frees_and_arena_free)
 		ASSERT_LE(0, dev);
 		r.id = id;
 		for (int i = 0; i < 3; i++) {
-			if (!dev_alloc(dev, base, 4))
+			if (!dev_alloc(dev, ptr_u64(base), 4, NULL))
 				memset(base, 0x5a, 4 * PG);
-			dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, base + (i & 1) * PG, 3);
-			dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, base, 4);
+			dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, ptr_u64(base + (i & 1) * PG), 3);
+			dev_range(dev, BPF_ARENA_IOC_FREE_PAGES, ptr_u64(base), 4);
 		}
 		munmap(base, 4 * PG);
 		close(dev);	/* last reference: the arena is freed under the readers */

@@ -21,8 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
-#include "bpf_insn_extra.h"
+#include "test_util.h"
 
 #define ARENA_PAGES	16
 #define PG		4096
@@ -30,60 +29,6 @@
 
 static char vlog[LOG_SIZE];
 
-struct arena {
-	int fd;
-	char *base;
-	size_t size;
-};
-
-static int arena_create(struct arena *a, unsigned int pages, unsigned int flags)
-{
-	union bpf_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE | flags;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	if (fd < 0)
-		return -errno;
-	a->fd = fd;
-	a->size = (size_t)pages * PG;
-	a->base = NULL;
-	return 0;
-}
-
-static int arena_map(struct arena *a)
-{
-	void *p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	a->base = p;
-	return 0;
-}
-
-static void arena_close(struct arena *a)
-{
-	if (a->base)
-		munmap(a->base, a->size);
-	close(a->fd);
-}
-
-static bool write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
-
-#define HARDEN "/proc/sys/net/core/bpf_jit_harden"
 #define JIT_ENABLE "/proc/sys/net/core/bpf_jit_enable"
 
 FIXTURE(prog) {
@@ -92,8 +37,7 @@ FIXTURE(prog) {
 
 FIXTURE_SETUP(prog)
 {
-	ASSERT_EQ(0, arena_create(&self->a, ARENA_PAGES, 0));
-	ASSERT_EQ(0, arena_map(&self->a));
+	ASSERT_EQ(0, arena_open(&self->a, ARENA_PAGES, 0, true));
 	/* Pages 0-3 populated from user space; the rest stay unpopulated. */
 	memset(self->a.base, 0, 4 * PG);
 }
@@ -101,21 +45,11 @@ FIXTURE_SETUP(prog)
 FIXTURE_TEARDOWN(prog)
 {
 	arena_close(&self->a);
-	write_sysctl(HARDEN, "0");
+	write_str(JIT_HARDEN_SYSCTL, "0");
 }
 
 /* Loads, runs on ctx, closes; returns r0 (or fails the test). */
-#define RUN(insns, ctx)							\
-	({								\
-		int __fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE); \
-		long __r;						\
-		if (__fd < 0)						\
-			TH_LOG("load: %s\n%s", strerror(-__fd), vlog);	\
-		ASSERT_LE(0, __fd);					\
-		__r = run_syscall_prog(__fd, ctx, sizeof(ctx));	\
-		close(__fd);						\
-		__r;							\
-	})
+#define RUN(insns, ctx)	LOAD_RUN(insns, ctx, vlog, LOG_SIZE)
 
 /*
  * ctx[0] = user address, ctx[1] = value:
@@ -160,7 +94,7 @@ TEST_F(prog, same_program_under_every_jit_harden_setting)
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
 		uint64_t ctx[5] = { ptr_u64(self->a.base + 2 * PG + 8 * i), 0xa5a5000000000000ULL | i };
 
-		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 		ASSERT_EQ(7, RUN(insns, ctx));
 		EXPECT_EQ(0xa5a5000000000000ULL | i, *(uint64_t *)(self->a.base + 2 * PG + 8 * i));
 		EXPECT_EQ((uint32_t)i, ctx[2]);
@@ -491,10 +425,10 @@ TEST_F(prog, refused_when_jit_is_off)
 	int fd;
 
 	read_line(JIT_ENABLE, old, sizeof(old));
-	if (!write_sysctl(JIT_ENABLE, "0"))
+	if (!write_str(JIT_ENABLE, "0"))
 		SKIP(return, "cannot turn the JIT off (CONFIG_BPF_JIT_ALWAYS_ON)");
 	fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
-	write_sysctl(JIT_ENABLE, old);
+	write_str(JIT_ENABLE, old);
 	EXPECT_EQ(-EOPNOTSUPP, fd);
 	EXPECT_NE(NULL, strstr(vlog, "JIT is required to use arena"));
 }
@@ -504,8 +438,7 @@ TEST_F(prog, two_arenas_in_one_program_are_refused)
 	struct arena b;
 	int fd;
 
-	ASSERT_EQ(0, arena_create(&b, 4, 0));
-	ASSERT_EQ(0, arena_map(&b));
+	ASSERT_EQ(0, arena_open(&b, 4, 0, true));
 	{
 		struct bpf_insn insns[] = {
 			I_LD_MAP_FD(1, self->a.fd),
@@ -654,7 +587,7 @@ TEST(unmapped_arena_is_refused)
 	struct arena a;
 	int fd;
 
-	ASSERT_EQ(0, arena_create(&a, 4, 0));
+	ASSERT_EQ(0, arena_open(&a, 4, 0, false));
 	{
 		struct bpf_insn insns[] = {
 			I_LD_MAP_FD(1, a.fd),

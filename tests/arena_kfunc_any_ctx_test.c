@@ -14,16 +14,16 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
-#include "arena_kfunc_util.h"
 #include "arena_kfunc_common.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
-EMBED(any_v3, "arena_any_ctx.v3.bpf.o");
-EMBED(any_asm, "arena_any_ctx.asm.bpf.o");
+EMBED(any_v3, "arena_kfunc_any_ctx.v3.bpf.o");
+EMBED(any_asm, "arena_kfunc_any_ctx.asm.bpf.o");
 
-static const struct kf_img imgs[2] = {
+static const struct obj_img imgs[2] = {
 	{ "arena_any_ctx", any_v3_start, any_v3_end },
 	{ "arena_any_ctx", any_asm_start, any_asm_end },
 };
@@ -83,7 +83,7 @@ static void load_sized(struct __test_metadata *_metadata, FIXTURE_DATA(any) *sel
 	int err;
 
 	/* No log buffer: loops make long logs; libbpf prints one if the load fails. */
-	err = kf_open_load(&imgs[build], &self->obj, only, ANY_MAP_EXTRA, tune,
+	err = obj_open_load(&imgs[build], &self->obj, only, ANY_MAP_EXTRA, tune,
 			   pages ? &pages : NULL, NULL, 0);
 	ASSERT_EQ(0, err) TH_LOG("load: %d", err);
 	bpf_object__for_each_program(p, self->obj) {
@@ -103,18 +103,12 @@ static void load(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self, int
 	load_sized(_metadata, self, build, only, 0);
 }
 
-static void set_u32(struct __test_metadata *_metadata, struct bpf_object *obj, const char *var,
-		    __u32 v)
-{
-	ASSERT_EQ(0, kf_global(obj, var, &v, sizeof(v), true)) TH_LOG("set %s", var);
-}
-
 static struct any_stats get_stats(struct __test_metadata *_metadata, struct bpf_object *obj)
 {
 	struct any_stats st;
 
 	memset(&st, 0, sizeof(st));
-	EXPECT_EQ(0, kf_global(obj, "stats", &st, sizeof(st), false));
+	EXPECT_EQ(0, obj_global(obj, "stats", &st, sizeof(st), false));
 	return st;
 }
 
@@ -124,7 +118,7 @@ static void run_n(struct __test_metadata *_metadata, struct bpf_object *obj, con
 	__u32 ret;
 
 	while (n--)
-		ASSERT_EQ(0, kf_run(obj, name, &ret)) TH_LOG("run %s: %s", name, strerror(errno));
+		ASSERT_EQ(0, obj_run(obj, name, &ret)) TH_LOG("run %s: %s", name, strerror(errno));
 }
 
 #define POOL_PARAM "/sys/module/bpf_arena/parameters/nosleep_pool_pages"
@@ -132,31 +126,16 @@ static void run_n(struct __test_metadata *_metadata, struct bpf_object *obj, con
 
 static unsigned int pool_pages(void)
 {
-	char buf[32];
+	long long n = read_num(POOL_PARAM);
 
-	if (!read_line(POOL_PARAM, buf, sizeof(buf)))
-		return 64;
-	return (unsigned int)strtoul(buf, NULL, 10);
+	return n < 0 ? 64 : (unsigned int)n;
 }
 
 static unsigned int pool_max(void)
 {
-	char buf[32];
+	long long n = read_num(POOL_MAX_PARAM);
 
-	if (!read_line(POOL_MAX_PARAM, buf, sizeof(buf)))
-		return 0;
-	return (unsigned int)strtoul(buf, NULL, 10);
-}
-
-static bool set_pool_pages(unsigned int n)
-{
-	FILE *f = fopen(POOL_PARAM, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fprintf(f, "%u", n) > 0;
-	return fclose(f) == 0 && ok;
+	return n < 0 ? 0 : (unsigned int)n;
 }
 
 /*
@@ -170,7 +149,8 @@ static void rounds(struct __test_metadata *_metadata, FIXTURE_DATA(any) *self, i
 	struct any_stats st;
 
 	load(_metadata, self, build, only);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
 	run_n(_metadata, self->obj, name, n);
 	st = get_stats(_metadata, self->obj);
 	EXPECT_EQ(n, st.runs);
@@ -207,7 +187,7 @@ TEST_F(any, upstream_basic_alloc1_nosleep)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	ASSERT_EQ(0, kf_run(self->obj, "basic_alloc1_nosleep", &ret));
+	ASSERT_EQ(0, obj_run(self->obj, "basic_alloc1_nosleep", &ret));
 	EXPECT_EQ(0, ret);
 }
 
@@ -218,7 +198,7 @@ TEST_F(any, upstream_big_alloc3)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	ASSERT_EQ(0, kf_run(self->obj, "big_alloc3", &ret));
+	ASSERT_EQ(0, obj_run(self->obj, "big_alloc3", &ret));
 	EXPECT_EQ(0, ret);
 }
 
@@ -238,12 +218,13 @@ TEST_F(any, pool_only_where_interrupts_are_disabled)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
-	set_u32(_metadata, self->obj, "pages_per_call", n);
-	set_u32(_metadata, self->obj, "irqs_off_armed", 1);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "pages_per_call", n)) TH_LOG("set pages_per_call");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "irqs_off_armed", 1)) TH_LOG("set irqs_off_armed");
 	for (i = 0; i < 500 && armed; i++) {
 		usleep(1000);	/* switched out: sched_switch runs the round */
-		ASSERT_EQ(0, kf_global(self->obj, "irqs_off_armed", &armed, sizeof(armed), false));
+		ASSERT_EQ(0, obj_global(self->obj, "irqs_off_armed", &armed, sizeof(armed), false));
 	}
 	ASSERT_EQ(0, armed);
 	st = get_stats(_metadata, self->obj);
@@ -284,10 +265,11 @@ TEST_F(any, nested_inside_arena_lock_fails_cleanly)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	set_u32(_metadata, self->obj, "keep", 1);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
+	ASSERT_EQ(0, obj_set_u32(self->obj, "keep", 1)) TH_LOG("set keep");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
 	run_n(_metadata, self->obj, "tc_round", 10);
-	set_u32(_metadata, self->obj, "armed_tgid", 0);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", 0)) TH_LOG("set armed_tgid");
 	st = get_stats(_metadata, self->obj);
 	EXPECT_EQ(10, st.allocs);
 	EXPECT_EQ(0, st.fails);
@@ -327,12 +309,13 @@ TEST_F(any, deferred_free_releases_everything)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	set_u32(_metadata, self->obj, "pages_per_call", ANY_PAGES);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "pages_per_call", ANY_PAGES))
+		TH_LOG("set pages_per_call");
 	run_n(_metadata, self->obj, "tc_round", 1);
 	st = get_stats(_metadata, self->obj);
 	ASSERT_EQ(1, st.allocs);
 	EXPECT_TRUE(alloc_succeeds_within(_metadata, self->obj, "tc_round", 5000));
-	set_u32(_metadata, self->obj, "pages_per_call", 1);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "pages_per_call", 1)) TH_LOG("set pages_per_call");
 	run_n(_metadata, self->obj, "tc_round", 100);
 	st = get_stats(_metadata, self->obj);
 	EXPECT_EQ(0, st.bad_data);
@@ -353,9 +336,9 @@ TEST_F(any, nosleep_free_zaps_user_mappings)
 
 	NEED_ANY_CTX();
 	load(_metadata, self, variant->build, only);
-	set_u32(_metadata, self->obj, "keep", 1);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "keep", 1)) TH_LOG("set keep");
 	run_n(_metadata, self->obj, "tc_round", 1);
-	ASSERT_EQ(0, kf_global(self->obj, "last_page", &page, sizeof(page), false));
+	ASSERT_EQ(0, obj_global(self->obj, "last_page", &page, sizeof(page), false));
 	ASSERT_EQ(ANY_MAP_EXTRA, page);
 	u = (volatile __u64 *)(uintptr_t)page;
 	EXPECT_EQ(0x5a5a, u[0]);
@@ -390,11 +373,11 @@ static unsigned int free_then_alloc(struct __test_metadata *_metadata, FIXTURE_D
 	volatile __u64 *u, *v;
 	unsigned char vec;
 
-	set_u32(_metadata, self->obj, "keep", 1);
-	set_u32(_metadata, self->obj, "realloc_fixed", fixed);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "keep", 1)) TH_LOG("set keep");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "realloc_fixed", fixed)) TH_LOG("set realloc_fixed");
 	for (i = 0; i < rounds; i++) {
 		run_n(_metadata, self->obj, "tc_round", 1);
-		ASSERT_EQ(0, kf_global(self->obj, "last_page", &page, sizeof(page), false));
+		ASSERT_EQ(0, obj_global(self->obj, "last_page", &page, sizeof(page), false));
 		ASSERT_NE(0, page);
 		u = (volatile __u64 *)(uintptr_t)page;
 		ASSERT_EQ(0x5a5a, u[0]);
@@ -402,7 +385,7 @@ static unsigned int free_then_alloc(struct __test_metadata *_metadata, FIXTURE_D
 		ASSERT_EQ(0, mincore((void *)(uintptr_t)page, 4096, &vec));
 		ASSERT_EQ(1, vec & 1);	/* mapped: mincore sees the user PTE */
 		run_n(_metadata, self->obj, "tc_free_realloc", 1);
-		ASSERT_EQ(0, kf_global(self->obj, "realloc_page", &again, sizeof(again), false));
+		ASSERT_EQ(0, obj_global(self->obj, "realloc_page", &again, sizeof(again), false));
 		if (!again) {
 			/* Fixed only: the work item held the page at that moment. */
 			EXPECT_TRUE(fixed);
@@ -423,7 +406,7 @@ static unsigned int free_then_alloc(struct __test_metadata *_metadata, FIXTURE_D
 		 */
 		taken += again == page && (vec & 1);
 		/* Free what the round holds; the next round allocates anew. */
-		ASSERT_EQ(0, kf_global(self->obj, "last_page", &again, sizeof(again), true));
+		ASSERT_EQ(0, obj_global(self->obj, "last_page", &again, sizeof(again), true));
 		run_n(_metadata, self->obj, "tc_free_last", 1);
 	}
 	ksft_print_msg("free then alloc%s: the page taken back in %u of %u rounds (%u NULL)\n",
@@ -522,10 +505,10 @@ static struct any_stats storm_round(struct __test_metadata *_metadata, FIXTURE_D
 	double secs;
 
 	before = get_stats(_metadata, self->obj);
-	misses = prog_misses(_metadata, kf_prog_fd(self->obj, name));
+	misses = prog_misses(_metadata, obj_prog_fd(self->obj, name));
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < STORM_THREADS; i++) {
-		s[i].fd = kf_prog_fd(self->obj, name);
+		s[i].fd = obj_prog_fd(self->obj, name);
 		s[i].pkt = strncmp(name, "tc", 2) == 0 || strncmp(name, "xdp", 3) == 0;
 		s[i].runs = runs;
 		s[i].err = 0;
@@ -542,7 +525,7 @@ static struct any_stats storm_round(struct __test_metadata *_metadata, FIXTURE_D
 	st.allocs -= before.allocs;
 	st.fails -= before.fails;
 	st.bad_data -= before.bad_data;
-	misses = prog_misses(_metadata, kf_prog_fd(self->obj, name)) - misses;
+	misses = prog_misses(_metadata, obj_prog_fd(self->obj, name)) - misses;
 	if (misses)
 		ksft_print_msg("storm %s: %llu runs skipped by the trampoline as recursion%s\n",
 			       name, (unsigned long long)misses,
@@ -568,8 +551,10 @@ static struct any_stats storm(struct __test_metadata *_metadata, FIXTURE_DATA(an
 
 	/* Room for the frees the worker has not processed yet: memory is what is measured. */
 	load_sized(_metadata, self, build, only, STORM_ARENA_PAGES);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
-	set_u32(_metadata, self->obj, "calls_per_run", STORM_CALLS);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "calls_per_run", STORM_CALLS))
+		TH_LOG("set calls_per_run");
 	return storm_round(_metadata, self, build, name, runs, "");
 }
 
@@ -622,10 +607,10 @@ TEST_F_TIMEOUT(any, storm_fentry_pool_1024, 600)
 
 	NEED_ANY_CTX();
 	old = pool_pages();
-	ASSERT_TRUE(set_pool_pages(1024));
+	ASSERT_TRUE(write_num(POOL_PARAM, 1024));
 	EXPECT_GE(STORM_FAILS_MAX,
 		  storm(_metadata, self, variant->build, "fentry_round", STORM_RUNS).fails);
-	EXPECT_TRUE(set_pool_pages(old));
+	EXPECT_TRUE(write_num(POOL_PARAM, old));
 }
 
 /*
@@ -642,9 +627,11 @@ TEST_F_TIMEOUT(any, storm_fentry_without_frees, 600)
 
 	NEED_ANY_CTX();
 	load_sized(_metadata, self, variant->build, only, STORM_ARENA_PAGES);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
-	set_u32(_metadata, self->obj, "calls_per_run", STORM_CALLS);
-	set_u32(_metadata, self->obj, "keep", 1);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "calls_per_run", STORM_CALLS))
+		TH_LOG("set calls_per_run");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "keep", 1)) TH_LOG("set keep");
 	first = storm_round(_metadata, self, variant->build, "fentry_round", STORM_RUNS / 10,
 			    ", nothing freed, burst 1");
 	second = storm_round(_metadata, self, variant->build, "fentry_round", STORM_RUNS / 10,
@@ -672,8 +659,10 @@ TEST_F_TIMEOUT(any, storm_fentry_sustained, 900)
 
 	NEED_ANY_CTX();
 	load_sized(_metadata, self, variant->build, only, STORM_ARENA_PAGES);
-	set_u32(_metadata, self->obj, "armed_tgid", (__u32)getpid());
-	set_u32(_metadata, self->obj, "calls_per_run", STORM_CALLS);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "armed_tgid", (__u32)getpid()))
+		TH_LOG("set armed_tgid");
+	ASSERT_EQ(0, obj_set_u32(self->obj, "calls_per_run", STORM_CALLS))
+		TH_LOG("set calls_per_run");
 	for (r = 1; r <= STORM_SUSTAINED_ROUNDS; r++) {
 		snprintf(label, sizeof(label), ", round %u", r);
 		EXPECT_GE(STORM_FAILS_MAX, storm_round(_metadata, self, variant->build,
@@ -696,7 +685,8 @@ TEST_F_TIMEOUT(any, unload_with_pending_deferred_work, 120)
 	if (!kmod_is_loaded())
 		SKIP(return, "the module is not loaded");
 	load(_metadata, self, variant->build, only);
-	set_u32(_metadata, self->obj, "pages_per_call", ANY_PAGES);
+	ASSERT_EQ(0, obj_set_u32(self->obj, "pages_per_call", ANY_PAGES))
+		TH_LOG("set pages_per_call");
 	run_n(_metadata, self->obj, "tc_round", 1);
 	EXPECT_EQ(1, get_stats(_metadata, self->obj).allocs);
 	bpf_arena_object_close(self->obj);

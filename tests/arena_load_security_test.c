@@ -22,9 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "bpf_insn_extra.h"
-#include "kmod_util.h"
-#include "lib_bpf.h"
+#include "test_util.h"
 
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
@@ -32,25 +30,6 @@
 #define EVIL_VAL	0x5555666677778888ULL	/* what the attacker's map holds */
 
 static char vlog[LOG_SIZE];
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int arena_map(unsigned int pages)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE;
-	return bpf_sys(BPF_MAP_CREATE, &attr);
-}
 
 /*
  * The attacker's stand-in for the companion: an ARRAY of one 8-byte value,
@@ -60,30 +39,13 @@ static int arena_map(unsigned int pages)
 static int evil_map(void)
 {
 	uint64_t val = EVIL_VAL;
-	union bpf_attr attr;
 	uint32_t key = 0;
-	int fd;
+	int fd = array_create(sizeof(val), BPF_F_RDONLY_PROG), err;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = 8;
-	attr.max_entries = 1;
-	attr.map_flags = BPF_F_RDONLY_PROG;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
 	if (fd < 0)
-		return -errno;
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_u64(&key);
-	attr.value = ptr_u64(&val);
-	if (bpf_sys(BPF_MAP_UPDATE_ELEM, &attr))
-		return -errno;
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	if (bpf_sys(BPF_MAP_FREEZE, &attr))
-		return -errno;
-	return fd;
+		return fd;
+	err = map_update(fd, &key, &val) ?: map_freeze(fd);
+	return err ?: fd;
 }
 
 /* Moves fd above the numbers the attacker plays with. */
@@ -166,7 +128,7 @@ TEST(companion_fd_race_never_changes_what_programs_see)
 	close(r.base);
 	ASSERT_EQ(0, pthread_create(&t, NULL, fd_swapper, &r));
 	while (now() < end && rounds < 3000) {
-		int afd = high_fd(arena_map(1));
+		int afd = high_fd(arena_create(1, 0, 0));
 		uint64_t ctx[1];
 		uint64_t *p;
 		int pfd;
@@ -218,7 +180,7 @@ TEST(fd_array_index_out_of_the_copy_is_refused)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 has in-tree arena: it reads fd_array in user memory");
-	afd = arena_map(1);
+	afd = arena_create(1, 0, 0);
 	ASSERT_LE(0, afd);
 	ASSERT_NE(MAP_FAILED, mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0));
 	for (i = 0; i < ARRAY_SIZE(idx); i++) {
@@ -310,24 +272,6 @@ TEST(refused_callers_cost_no_copy)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-static int harden_get(void)
-{
-	char buf[16];
-
-	return read_line("/proc/sys/net/core/bpf_jit_harden", buf, sizeof(buf)) ? atoi(buf) : -1;
-}
-
-static int harden_set(int v)
-{
-	FILE *f = fopen("/proc/sys/net/core/bpf_jit_harden", "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%d\n", v) > 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 /* The JITed image of prog fd (malloc'ed), its length in *len. */
 static unsigned char *jited_image(int fd, uint32_t *len)
 {
@@ -367,11 +311,11 @@ static unsigned char *jited_image(int fd, uint32_t *len)
 TEST(blinding_keeps_arena_store_immediates_out_of_the_image)
 {
 	const unsigned char mark[4] = { 0xde, 0xc0, 0x17, 0x5a };
-	int old = harden_get(), h, afd;
+	int old = (int)read_num(JIT_HARDEN_SYSCTL), h, afd;
 	uint32_t *p;
 
 	ASSERT_LE(0, old);
-	afd = arena_map(1);
+	afd = arena_create(1, 0, 0);
 	ASSERT_LE(0, afd);
 	p = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0);
 	ASSERT_NE(MAP_FAILED, p);
@@ -390,7 +334,7 @@ TEST(blinding_keeps_arena_store_immediates_out_of_the_image)
 		uint32_t len = 0;
 		int fd;
 
-		ASSERT_EQ(0, harden_set(h));
+		ASSERT_TRUE(write_num(JIT_HARDEN_SYSCTL, h));
 		fd = load_syscall_prog(insns, ARRAY_SIZE(insns), vlog, LOG_SIZE);
 		if (h == 2 && fd == -EOPNOTSUPP) {
 			EXPECT_NE(NULL, strstr(vlog, "cannot be constant-blinded")) TH_LOG("%s", vlog);
@@ -408,7 +352,7 @@ TEST(blinding_keeps_arena_store_immediates_out_of_the_image)
 		free(img);
 		close(fd);
 	}
-	harden_set(old);
+	write_num(JIT_HARDEN_SYSCTL, old);
 	munmap(p, PG);
 	close(afd);
 }
@@ -479,7 +423,7 @@ FIXTURE_TEARDOWN(slow)
 /* Each load verifies and blinds ~33k instructions: seconds under TCG. */
 TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 {
-	int old = harden_get(), afd, i, loads = 0;
+	int old = (int)read_num(JIT_HARDEN_SYSCTL), afd, i, loads = 0;
 	struct id_watch w = { .stop = false };
 	struct bpf_insn *insns;
 	union bpf_attr attr;
@@ -489,7 +433,7 @@ TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 has in-tree arena and BPF_JIT_ALWAYS_ON semantics for it");
 	ASSERT_LE(0, old);
-	afd = arena_map(1);
+	afd = arena_create(1, 0, 0);
 	ASSERT_LE(0, afd);
 	ASSERT_NE(MAP_FAILED, mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0));
 	insns = calloc(SUB_LEN + 32, sizeof(*insns));
@@ -517,7 +461,7 @@ TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 	attr.start_id = 0;
 	for (w.start_id = 0; !bpf_sys(BPF_PROG_GET_NEXT_ID, &attr); attr.start_id = attr.next_id)
 		w.start_id = attr.next_id;
-	ASSERT_EQ(0, harden_set(2));
+	ASSERT_TRUE(write_num(JIT_HARDEN_SYSCTL, 2));
 	ASSERT_EQ(0, pthread_create(&t, NULL, id_watcher, &w));
 	for (i = 0; i < 6; i++) {
 		union bpf_attr a;
@@ -544,18 +488,11 @@ TEST_F_TIMEOUT(slow, unjited_arena_program_is_never_visible, 180)
 	}
 	atomic_store(&w.stop, true);
 	pthread_join(t, NULL);
-	harden_set(old);
+	write_num(JIT_HARDEN_SYSCTL, old);
 	TH_LOG("%d loads, %d unjited arena programs seen by id", loads, w.unjited);
 	EXPECT_EQ(0, w.unjited);
 	free(insns);
 	close(afd);
-}
-
-static uint32_t map_id(int fd)
-{
-	struct bpf_map_info info;
-
-	return tb_map_info(fd, &info) ? 0 : info.id;
 }
 
 /* Does program fd hold map id? */
@@ -599,7 +536,7 @@ TEST(arena_value_ldimm64_outside_the_lowering_is_refused)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 has in-tree arena: nothing bypasses a lowering there");
-	afd = high_fd(arena_map(1));
+	afd = high_fd(arena_create(1, 0, 0));
 	ASSERT_LE(0, afd);
 	ASSERT_NE(MAP_FAILED, mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0));
 	aid = map_id(afd);
@@ -688,7 +625,7 @@ TEST(null_record_pointers_get_the_stock_answer)
 	unsigned int i;
 	int afd, btf;
 
-	afd = arena_map(1);
+	afd = arena_create(1, 0, 0);
 	ASSERT_LE(0, afd);
 	ASSERT_NE(MAP_FAILED, mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0));
 	btf = int_btf();
@@ -750,7 +687,7 @@ static bool is_companion_fd(int fd)
 {
 	struct bpf_map_info info;
 
-	return !tb_map_info(fd, &info) && !strcmp(info.name, "arena_companion");
+	return !map_info(fd, &info) && !strcmp(info.name, "arena_companion");
 }
 
 /* pidfd_getfd() over the loader's fd numbers: reads task->files, the snapshot. */
@@ -795,7 +732,7 @@ TEST(companion_seen_by_a_sibling_is_read_only)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "6.12 has in-tree arena: no companion map");
-	afd = high_fd(arena_map(1));
+	afd = high_fd(arena_create(1, 0, 0));
 	ASSERT_LE(0, afd);
 	base = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0);
 	ASSERT_NE(MAP_FAILED, base);
@@ -839,7 +776,7 @@ TEST(companion_seen_by_a_sibling_is_read_only)
 		{
 			struct bpf_map_info info;
 
-			ASSERT_EQ(0, tb_map_info(g.companion, &info));
+			ASSERT_EQ(0, map_info(g.companion, &info));
 			EXPECT_EQ(0, info.map_flags & BPF_F_RDONLY_PROG);
 		}
 		{

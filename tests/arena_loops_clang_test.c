@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A clang-19 can_loop program (tests/loops/can_loop_walk.bpf.c) loaded by
+ * A clang-19 can_loop program (tests/progs/arena_loops_clang.bpf.c) loaded by
  * libbpf >= 1.4 with its BTF, func_info and line_info, as upstream's own
  * selftests are: on 6.1 the module lowers it and outlines the loop
  * (docs/LOOPS.md); on 6.12 it is native.  A 100k-node walk, an empty list.
@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
+#include "test_util.h"
 
 #if LIBBPF_MAJOR_VERSION < 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION < 4)
 #error "needs the headers of libbpf >= 1.4 (bookworm-backports, LIBBPF_BPO_INC)"
@@ -20,23 +21,7 @@
 
 #define NODES	100000
 
-extern const char walk_obj_start[], walk_obj_end[];
-__asm__(".pushsection .rodata\n.balign 8\n.global walk_obj_start\nwalk_obj_start:\n"
-	".incbin \"" LOOPS_OBJ "\"\n.global walk_obj_end\nwalk_obj_end:\n.popsection\n");
-
-static char print_buf[1 << 16];
-static size_t print_len;
-
-static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	(void)level;
-	n = vsnprintf(print_buf + print_len, sizeof(print_buf) - print_len, fmt, ap);
-	if (n > 0 && print_len + n < sizeof(print_buf))
-		print_len += n;
-	return 0;
-}
+EMBED(walk_obj, "arena_loops_clang.bpf.o");
 
 FIXTURE(walk) {
 	struct bpf_object *obj;
@@ -51,12 +36,11 @@ FIXTURE_SETUP(walk)
 	size_t size = 0;
 	int err;
 
-	libbpf_set_print(print_fn);
+	libbpf_capture(false);
 	self->obj = bpf_object__open_mem(walk_obj_start, walk_obj_end - walk_obj_start, NULL);
 	ASSERT_EQ(0, libbpf_get_error(self->obj));
 	err = bpf_object__load(self->obj);
-	ASSERT_EQ(0, err) TH_LOG("load: %d\n%s", err,
-				 print_len > 8000 ? print_buf + print_len - 8000 : print_buf);
+	ASSERT_EQ(0, err) TH_LOG("load: %d\n%s", err, str_tail(libbpf_msgs, 8000));
 	self->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(self->obj, "walk"));
 	ASSERT_LE(0, self->prog_fd);
 	arena = bpf_object__find_map_by_name(self->obj, "arena");
@@ -76,15 +60,6 @@ FIXTURE_TEARDOWN(walk)
 	bpf_object__close(self->obj);
 }
 
-static long run(int fd, __u64 *ctx, size_t size)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = size);
-
-	if (bpf_prog_test_run_opts(fd, &o))
-		return -errno;
-	return o.retval;
-}
-
 TEST_F(walk, list_of_100k_nodes)
 {
 	__u64 sum = 0, ctx[3];
@@ -97,7 +72,7 @@ TEST_F(walk, list_of_100k_nodes)
 	}
 	ctx[0] = (__u64)(uintptr_t)self->node[0];
 	ctx[1] = ctx[2] = 0;
-	ASSERT_EQ(0, run(self->prog_fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(self->prog_fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(NODES, ctx[2]);
 	EXPECT_EQ(sum, ctx[1]);
 	EXPECT_EQ(1, *(__u64 *)self->base);	/* the arena global `walks` */
@@ -107,7 +82,7 @@ TEST_F(walk, empty_list)
 {
 	__u64 ctx[3] = { 0, 9, 9 };
 
-	ASSERT_EQ(0, run(self->prog_fd, ctx, sizeof(ctx)));
+	ASSERT_EQ(0, run_syscall_prog(self->prog_fd, ctx, sizeof(ctx)));
 	EXPECT_EQ(0, ctx[1]);
 	EXPECT_EQ(0, ctx[2]);
 }

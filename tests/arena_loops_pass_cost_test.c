@@ -23,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
+#include "test_util.h"
 
 #define LOG_SIZE	(1 << 23)	/* level 1 logs every insn */
 /*
@@ -34,39 +35,8 @@
 /* staircase <= SLACK x control + GRACE seconds */
 #define SLACK		4.0
 #define GRACE		1.0
-#define I_MAY_GOTO(OFF)	((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
-#define I_GOTOL(IMM)	((struct bpf_insn){ .code = BPF_JMP32 | BPF_JA, .imm = IMM })
 
 static char vlog[LOG_SIZE];
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-/* A 16-page arena, mapped (a program needs its user address set). */
-static int arena_create(void **map)
-{
-	union bpf_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;	/* BPF_MAP_TYPE_ARENA */
-	attr.max_entries = 16;
-	attr.map_flags = BPF_F_MMAPABLE;
-	fd = (int)bpf_sys(BPF_MAP_CREATE, &attr);
-	if (fd < 0)
-		return fd;
-	*map = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (*map == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /*
  * 0: r6 = 0; 1-2: r1 = &arena (the module's load path); 3: may_goto +1;
@@ -111,17 +81,18 @@ static double load_timed(struct __test_metadata *_metadata, bool stairs)
 	unsigned int len;
 	struct bpf_insn *p;
 	double t0, dt;
-	void *map;
-	int afd, fd;
+	struct arena a;
+	int err, fd;
 
-	afd = arena_create(&map);
-	EXPECT_LE(0, afd) TH_LOG("arena create/mmap: %s", strerror(errno));
-	if (afd < 0)
+	/* A 16-page arena, mapped (a program needs its user address set). */
+	err = arena_open(&a, 16, 0, true);
+	EXPECT_EQ(0, err) TH_LOG("arena create/mmap: %s", strerror(-err));
+	if (err)
 		return 0;
-	p = build(afd, STAIRS, stairs, &len);
+	p = build(a.fd, STAIRS, stairs, &len);
 	EXPECT_NE(NULL, p);
 	if (!p) {
-		close(afd);
+		arena_close(&a);
 		return 0;
 	}
 	t0 = now();
@@ -131,15 +102,14 @@ static double load_timed(struct __test_metadata *_metadata, bool stairs)
 	TH_LOG("%s: %u insns, load %s after %.2f s", stairs ? "staircase" : "control", len,
 	       fd >= 0 ? "ok" : strerror(-fd), dt);
 	/* Both programs are valid: a refusal would hide what is measured. */
-	EXPECT_LE(0, fd) TH_LOG("log: %s", vlog + (strlen(vlog) > 2000 ? strlen(vlog) - 2000 : 0));
+	EXPECT_LE(0, fd) TH_LOG("log: %s", str_tail(vlog, 2000));
 	if (fd >= 0) {
 		uint64_t ctx[2] = { 0, 0 };
 
 		EXPECT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
 		close(fd);
 	}
-	munmap(map, 16 * 4096);
-	close(afd);
+	arena_close(&a);
 	return dt;
 }
 

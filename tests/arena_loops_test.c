@@ -23,15 +23,13 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
-#include "bpf_insn_extra.h"
+#include "test_util.h"
 
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
 #define NODES		100000
 #define ARENA_PAGES	((NODES * 16 + PG - 1) / PG + 1)
 #define MAX_LOOPS	(1u << 23)	/* upstream's may_goto budget, BPF_MAX_LOOPS */
-#define I_MAY_GOTO(OFF)	((struct bpf_insn){ .code = BPF_JMP | 0xe0 | BPF_K, .off = OFF })
 
 static char vlog[LOG_SIZE];
 
@@ -43,21 +41,13 @@ FIXTURE(loops) {
 
 FIXTURE_SETUP(loops)
 {
-	union bpf_attr attr;
-	long fd;
-	void *p;
+	struct arena a;
+	int err = arena_open(&a, ARENA_PAGES, 0, true);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = ARENA_PAGES;
-	attr.map_flags = BPF_F_MMAPABLE;
-	fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	ASSERT_LE(0, fd) TH_LOG("arena create: %s", strerror(errno));
-	self->afd = fd;
-	self->size = (size_t)ARENA_PAGES * PG;
-	p = mmap(NULL, self->size, PROT_READ | PROT_WRITE, MAP_SHARED, self->afd, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	self->base = p;
+	ASSERT_EQ(0, err) TH_LOG("arena create/mmap: %s", strerror(-err));
+	self->afd = a.fd;
+	self->size = a.size;
+	self->base = a.base;
 }
 
 FIXTURE_TEARDOWN(loops)
@@ -382,25 +372,13 @@ TEST_F(loops, loop_calling_a_subprogram)
 
 /* ---- adversarial loops: rejected, or harmless by value ---- */
 
-static int array_map(unsigned int value_size)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_ARRAY;
-	attr.key_size = 4;
-	attr.value_size = value_size;
-	attr.max_entries = 1;
-	return (int)bpf_sys(BPF_MAP_CREATE, &attr);
-}
-
 /*
  * The counter is 0 in iteration 1, so "i < 8" would look always true there:
  * value[i] = 1 with i up to 999 must be rejected (64-byte value).
  */
 TEST_F(loops, counter_as_index_without_live_bound_is_rejected)
 {
-	int mfd = array_map(64);
+	int mfd = array_create(64, 0);
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(1, self->afd),		/* 0-1 */
 		I_MOV64_IMM(7, 0),			/* 2 */
@@ -429,7 +407,7 @@ TEST_F(loops, counter_as_index_without_live_bound_is_rejected)
 /* The same loop with the bound check: accepted, and it writes in bounds only. */
 TEST_F(loops, counter_as_index_with_bound_runs)
 {
-	int mfd = array_map(64);
+	int mfd = array_create(64, 0);
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(1, self->afd),		/* 0-1 */
 		I_MOV64_IMM(7, 0),			/* 2 */
@@ -472,7 +450,7 @@ TEST_F(loops, counter_as_index_with_bound_runs)
  */
 TEST_F(loops, counter_bounded_by_the_back_edge_runs)
 {
-	int mfd = array_map(64);
+	int mfd = array_create(64, 0);
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(1, self->afd),		/* 0-1 */
 		I_MOV64_IMM(7, 0),			/* 2 */
@@ -509,7 +487,7 @@ TEST_F(loops, counter_bounded_by_the_back_edge_runs)
 /* A map value pointer advanced each iteration walks off the value: rejected. */
 TEST_F(loops, pointer_advanced_each_iteration_is_rejected)
 {
-	int mfd = array_map(64);
+	int mfd = array_create(64, 0);
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(1, self->afd),		/* 0-1 */
 		I_LD_MAP_VALUE(8, mfd, 0),		/* 2-3 */
@@ -645,11 +623,6 @@ TEST_F(loops, nested_loops)
 }
 
 /* ---- loops in subprograms and callbacks, loops on the stack ---- */
-
-#define I_LD_FUNC(D, OFF)							\
-	((struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = D,	\
-			    .src_reg = BPF_PSEUDO_FUNC, .imm = OFF }),		\
-	((struct bpf_insn){ 0 })
 
 /*
  * A loop in a static subprogram that keeps its counter, its sum and its
@@ -869,7 +842,7 @@ TEST_F(loops, loop_in_a_bpf_loop_callback)
  */
 TEST_F(loops, spilled_counter_with_check_dead_in_iteration_1_is_rejected)
 {
-	int mfd = array_map(64);
+	int mfd = array_create(64, 0);
 	struct bpf_insn insns[] = {
 		I_LD_MAP_FD(1, self->afd),		/* 0-1 */
 		I_ST(BPF_DW, 10, -8, 0),		/* 2 */

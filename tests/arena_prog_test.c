@@ -5,7 +5,7 @@
  * arena_htab, verifier_arena basic_alloc1/2 and verifier_arena_large
  * big_alloc1, fault semantics of program loads and stores, cast_user(NULL),
  * and misuses the verifier must reject.  Every test runs for both builds of
- * the programs (tests/bpf/bpf.mk): "v3" (clang-19, native casts) and "asm"
+ * the programs (tests/progs/progs.mk): "v3" (clang-19, native casts) and "asm"
  * (clang-14, inline-asm casts).  The objects are embedded in this binary.
  */
 #include <stdio.h>
@@ -19,39 +19,28 @@
 #include "kselftest_harness.h"
 #include "bpf_arena_lib.h"
 #include "bpf_arena_libbpf.h"
+#include "test_util.h"
 #include "arena_prog_common.h"
 
 #define PG 4096UL
 
 /* ---- the embedded objects ------------------------------------------------ */
 
-#define EMBED(sym, file)							\
-	extern const char sym##_start[], sym##_end[];				\
-	__asm__(".pushsection .rodata\n.balign 8\n.global " #sym "_start\n"	\
-		#sym "_start:\n.incbin \"" BPF_OBJ_DIR "/" file "\"\n"		\
-		".global " #sym "_end\n" #sym "_end:\n.popsection\n")
-
-EMBED(list_v3, "arena_list.v3.bpf.o");
-EMBED(list_asm, "arena_list.asm.bpf.o");
-EMBED(htab_v3, "arena_htab.v3.bpf.o");
-EMBED(htab_asm, "arena_htab.asm.bpf.o");
-EMBED(ver_v3, "verifier_arena.v3.bpf.o");
-EMBED(ver_asm, "verifier_arena.asm.bpf.o");
-EMBED(large_v3, "verifier_arena_large.v3.bpf.o");
-EMBED(large_asm, "verifier_arena_large.asm.bpf.o");
-EMBED(fault_v3, "arena_fault.v3.bpf.o");
-EMBED(fault_asm, "arena_fault.asm.bpf.o");
-EMBED(reject_v3, "arena_reject.v3.bpf.o");
-EMBED(reject_asm, "arena_reject.asm.bpf.o");
+EMBED(list_v3, "arena_prog_list.v3.bpf.o");
+EMBED(list_asm, "arena_prog_list.asm.bpf.o");
+EMBED(htab_v3, "arena_prog_htab.v3.bpf.o");
+EMBED(htab_asm, "arena_prog_htab.asm.bpf.o");
+EMBED(ver_v3, "arena_prog_verifier_arena.v3.bpf.o");
+EMBED(ver_asm, "arena_prog_verifier_arena.asm.bpf.o");
+EMBED(large_v3, "arena_prog_verifier_arena_large.v3.bpf.o");
+EMBED(large_asm, "arena_prog_verifier_arena_large.asm.bpf.o");
+EMBED(fault_v3, "arena_prog_fault.v3.bpf.o");
+EMBED(fault_asm, "arena_prog_fault.asm.bpf.o");
+EMBED(reject_v3, "arena_prog_reject.v3.bpf.o");
+EMBED(reject_asm, "arena_prog_reject.asm.bpf.o");
 
 enum obj_id { O_LIST, O_HTAB, O_VERIFIER, O_LARGE, O_FAULT, O_REJECT, O_NR };
 
-struct obj_img {
-	const char *name;
-	const char *start, *end;
-};
-
-#define IMG(n, s) { n, s##_start, s##_end }
 static const struct obj_img imgs[2][O_NR] = {
 	{ IMG("arena_list", list_v3), IMG("arena_htab", htab_v3), IMG("verifier_arena", ver_v3),
 	  IMG("verifier_arena_large", large_v3), IMG("arena_fault", fault_v3),
@@ -65,20 +54,6 @@ static const struct obj_img imgs[2][O_NR] = {
 #define LIST_MAP_EXTRA	(1ULL << 44)
 #define VER_MAP_EXTRA	((1ULL << 44) | (0xffffffffULL - 2 * PG + 1))
 #define FAULT_MAP_EXTRA	(1ULL << 44)
-
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	fprintf(stderr, "# ");
-	return vfprintf(stderr, fmt, args);
-}
-
-static void __attribute__((constructor)) init_print(void)
-{
-	libbpf_set_print(libbpf_print);
-}
 
 /* ---- fixture ------------------------------------------------------------- */
 
@@ -159,81 +134,17 @@ static int open_load(struct __test_metadata *_metadata, struct bpf_object **objp
 #define LOAD(id, only, extra)							\
 	ASSERT_EQ(0, open_load(_metadata, &self->obj, variant->build, id, only, extra, NULL, 0))
 
-static int prog_fd(struct __test_metadata *_metadata, struct bpf_object *obj, const char *name)
-{
-	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
-	int fd;
-
-	ASSERT_NE(NULL, p) TH_LOG("no program %s", name);
-	fd = bpf_program__fd(p);
-	ASSERT_LE(0, fd);
-	return fd;
-}
-
-/* Runs SEC("syscall") program name with ctx (copied back into ctx); returns retval. */
-static __u32 run(struct __test_metadata *_metadata, struct bpf_object *obj, const char *name,
-		 void *ctx, size_t ctx_sz)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = (__u32)ctx_sz);
-	int fd = prog_fd(_metadata, obj, name);
-
-	ASSERT_EQ(0, bpf_prog_test_run_opts(fd, &o)) TH_LOG("test_run %s: %s", name, strerror(errno));
-	return o.retval;
-}
-
 /*
- * Reads global variable var (in .bss or .data) of a loaded object into out
- * (size bytes).  From the map itself: libbpf 1.1 re-maps internal maps over
- * their initial values only for skeletons, so bpf_map__initial_value() would
- * show the stale copy here.
+ * Global variable var of .bss or .data (read from the map itself: libbpf 1.1
+ * re-maps internal maps over their initial values only for skeletons, so
+ * bpf_map__initial_value() would show the stale copy here).
  */
-static void read_global(struct __test_metadata *_metadata, struct bpf_object *obj,
-			const char *var, void *out, size_t size)
-{
-	static const char *const secs[] = { ".bss", ".data" };
-	struct btf *btf = bpf_object__btf(obj);
-	static char buf[65536];
-	unsigned int s;
-
-	ASSERT_NE(NULL, btf);
-	for (s = 0; s < 2; s++) {
-		int id = btf__find_by_name_kind(btf, secs[s], BTF_KIND_DATASEC);
-		const struct btf_var_secinfo *vs;
-		const struct btf_type *t;
-		struct bpf_map *map, *found = NULL;
-		__u32 key = 0;
-		size_t n;
-		int i;
-
-		if (id < 0)
-			continue;
-		t = btf__type_by_id(btf, (__u32)id);
-		bpf_object__for_each_map(map, obj) {
-			const char *mn = bpf_map__name(map);
-
-			n = strlen(mn);
-			if (bpf_map__is_internal(map) && n >= strlen(secs[s]) &&
-			    !strcmp(mn + n - strlen(secs[s]), secs[s]))
-				found = map;
-		}
-		ASSERT_NE(NULL, found) TH_LOG("no %s map", secs[s]);
-		ASSERT_GE(sizeof(buf), bpf_map__value_size(found));
-		ASSERT_EQ(0, bpf_map_lookup_elem(bpf_map__fd(found), &key, buf));
-		vs = btf_var_secinfos(t);
-		for (i = 0; i < btf_vlen(t); i++, vs++) {
-			const struct btf_type *v = btf__type_by_id(btf, vs->type);
-
-			if (!strcmp(btf__name_by_offset(btf, v->name_off), var)) {
-				ASSERT_EQ(size, vs->size);
-				memcpy(out, buf + vs->offset, size);
-				return;
-			}
-		}
-	}
-	ASSERT_TRUE(false) TH_LOG("no global %s", var);
-}
-
-#define GLOBAL(type, var) ({ type __v; read_global(_metadata, self->obj, var, &__v, sizeof(__v)); __v; })
+#define GLOBAL(type, var) ({							\
+	type __v;								\
+	ASSERT_EQ(0, obj_global(self->obj, var, &__v, sizeof(__v), false))	\
+		TH_LOG("no global %s", var);					\
+	__v;									\
+})
 
 static struct bpf_arena *arena_of(struct __test_metadata *_metadata, struct bpf_object *obj)
 {
@@ -298,7 +209,7 @@ static void list_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *sel
 	LOAD(O_LIST, NULL, LIST_MAP_EXTRA);
 	a = arena_of(_metadata, self->obj);
 
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_list_add", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_list_add", &args, sizeof(args)));
 	ASSERT_EQ(0, args.err);
 	ASSERT_TRUE(in_arena(a, args.head, sizeof(*head))) TH_LOG("head 0x%llx", (unsigned long long)args.head);
 	EXPECT_EQ(args.head, (__u64)(uintptr_t)GLOBAL(void *, "list_head"));
@@ -322,7 +233,7 @@ static void list_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *sel
 
 	/* the program deletes everything */
 	memset(&args, 0, sizeof(args));
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_list_del", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_list_del", &args, sizeof(args)));
 	EXPECT_EQ(0, args.err);
 	EXPECT_EQ(cnt, args.n);
 	EXPECT_EQ((__s64)(cnt * (cnt - 1) / 2), args.sum);
@@ -368,14 +279,14 @@ TEST_F(prog, list_built_by_user_space_summed_by_the_program)
 	}
 	memset(&args, 0, sizeof(args));
 	args.head = (__u64)(uintptr_t)head;
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_list_sum", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_list_sum", &args, sizeof(args)));
 	EXPECT_EQ(0, args.err);
 	EXPECT_EQ(cnt, args.n);
 	EXPECT_EQ((__s64)(cnt * (cnt + 1) / 2), args.sum);
 	/* the bounded list_for_each_entry() stops at BPF_ARENA_LIST_WALK_MAX */
 	memset(&args, 0, sizeof(args));
 	args.head = (__u64)(uintptr_t)head;
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_list_count", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_list_count", &args, sizeof(args)));
 	EXPECT_EQ(0, args.err);
 	EXPECT_EQ(BPF_ARENA_LIST_WALK_MAX, args.n);
 	/* and the program's stores are visible here: every value doubled */
@@ -395,7 +306,7 @@ TEST_F(prog, htab_built_by_the_program_walked_by_user_space)
 
 	LOAD(O_HTAB, NULL, 0);
 	a = arena_of(_metadata, self->obj);
-	ASSERT_EQ(0, run(_metadata, self->obj, "arena_htab", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "arena_htab", &args, sizeof(args)));
 	ASSERT_EQ(0, args.err);
 	ASSERT_TRUE(in_arena(a, args.htab, sizeof(*htab)));
 	EXPECT_EQ(args.htab, (__u64)(uintptr_t)GLOBAL(void *, "htab_for_user"));
@@ -436,7 +347,7 @@ TEST_F(prog, basic_alloc1)
 	LOAD(O_VERIFIER, "basic_alloc1", VER_MAP_EXTRA);
 	base = bpf_arena_base(arena_of(_metadata, self->obj));
 	ASSERT_EQ((void *)(uintptr_t)VER_MAP_EXTRA, (void *)base);
-	ASSERT_EQ(0, run(_metadata, self->obj, "basic_alloc1", NULL, 0));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "basic_alloc1", NULL, 0));
 	/* page1 = first page (1), page3 reused the second (3) */
 	EXPECT_EQ(1, *(volatile int *)base);
 	EXPECT_EQ(3, *(volatile int *)(base + PG));
@@ -445,7 +356,7 @@ TEST_F(prog, basic_alloc1)
 TEST_F(prog, basic_alloc2)
 {
 	LOAD(O_VERIFIER, "basic_alloc2", VER_MAP_EXTRA);
-	ASSERT_EQ(0, run(_metadata, self->obj, "basic_alloc2", NULL, 0));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "basic_alloc2", NULL, 0));
 }
 
 TEST_F(prog, big_alloc1)
@@ -460,7 +371,7 @@ TEST_F(prog, big_alloc1)
 	ASSERT_EQ(1ULL << 32, bpf_arena_size(a));
 	ASSERT_EQ(0, (uintptr_t)base & 0xffffffffULL);	/* 4 GiB aligned */
 	args.addr = (__u64)(uintptr_t)base;
-	ASSERT_EQ(0, run(_metadata, self->obj, "big_alloc1", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "big_alloc1", &args, sizeof(args)));
 	EXPECT_EQ((__u64)(uintptr_t)base + PG, args.val);
 	EXPECT_EQ((__u64)(uintptr_t)base + (1ULL << 32) - PG, args.val2);
 	EXPECT_EQ(3, *(volatile char *)(uintptr_t)args.val);
@@ -493,7 +404,7 @@ TEST_F(prog, load_from_unpopulated_page_reads_zero)
 	args.addr = (__u64)(uintptr_t)(base + 5 * PG + 16);
 	args.addr2 = (__u64)(uintptr_t)(base + 6 * PG + PG - 4);	/* last u32 of a page */
 	args.addr3 = (__u64)(uintptr_t)(base + 15 * PG + PG - 1);	/* last byte of the arena */
-	ASSERT_EQ(0, run(_metadata, self->obj, "fault_load", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_load", &args, sizeof(args)));
 	EXPECT_EQ(0, args.val);
 	EXPECT_EQ(0, args.val2);
 	EXPECT_EQ(0, args.val3);
@@ -505,14 +416,14 @@ TEST_F(prog, load_from_unpopulated_page_reads_zero)
 	/* a page the program allocated reads as written, here and there */
 	memset(&args, 0, sizeof(args));
 	args.addr = (__u64)(uintptr_t)(base + 2 * PG);
-	ASSERT_EQ(0, run(_metadata, self->obj, "populate_store", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "populate_store", &args, sizeof(args)));
 	EXPECT_EQ(0x1234, args.val);
 	EXPECT_EQ((__u64)(uintptr_t)(base + 2 * PG), args.val2);
 	ASSERT_EQ(1, populated(a, base + 2 * PG));
 	EXPECT_EQ(0x1234, *(volatile __u64 *)(base + 2 * PG + 8));
 	memset(&args, 0xa5, sizeof(args));
 	args.addr = args.addr2 = args.addr3 = (__u64)(uintptr_t)(base + 2 * PG + 8);
-	ASSERT_EQ(0, run(_metadata, self->obj, "fault_load", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_load", &args, sizeof(args)));
 	EXPECT_EQ(0x1234, args.val);
 	EXPECT_EQ(0x1234, args.val2);
 	EXPECT_EQ(0x34, args.val3);
@@ -531,7 +442,7 @@ TEST_F(prog, store_to_unpopulated_page_is_dropped)
 	memset(&args, 0xa5, sizeof(args));
 	args.addr = (__u64)(uintptr_t)(base + 7 * PG + 8);
 	args.addr2 = (__u64)(uintptr_t)(base + 8 * PG);
-	ASSERT_EQ(0, run(_metadata, self->obj, "fault_store", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_store", &args, sizeof(args)));
 	EXPECT_EQ(0, args.val);		/* the read-back after the store */
 	/* the pages stay unpopulated */
 	EXPECT_EQ(0, populated(a, base + 7 * PG));
@@ -540,7 +451,7 @@ TEST_F(prog, store_to_unpopulated_page_is_dropped)
 	memset(&args, 0xa5, sizeof(args));
 	args.addr = (__u64)(uintptr_t)(base + 7 * PG + 8);
 	args.addr2 = args.addr3 = (__u64)(uintptr_t)(base + 8 * PG);
-	ASSERT_EQ(0, run(_metadata, self->obj, "fault_load", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_load", &args, sizeof(args)));
 	EXPECT_EQ(0, args.val);
 	EXPECT_EQ(0, args.val2);
 	EXPECT_EQ(0, args.val3);
@@ -574,7 +485,7 @@ TEST_F(prog, free_of_a_range_with_holes_unmaps_every_page)
 	for (i = 0; i < ARRAY_SIZE(used); i++) {
 		memset(&args, 0xa5, sizeof(args));
 		args.addr = args.addr2 = args.addr3 = (__u64)(uintptr_t)(base + used[i] * PG + 8);
-		ASSERT_EQ(0, run(_metadata, self->obj, "fault_load", &args, sizeof(args)));
+		ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "fault_load", &args, sizeof(args)));
 		EXPECT_EQ(0, args.val) TH_LOG("page %d still mapped after the free", used[i]);
 		EXPECT_EQ(0, args.val2);
 		EXPECT_EQ(0, args.val3);
@@ -595,7 +506,7 @@ TEST_F(prog, cast_user_of_null_stays_null)
 	args.addr = 0;
 	args.addr2 = (__u64)(uintptr_t)(base + 3 * PG + 8);
 	args.addr3 = (__u64)(uintptr_t)base;
-	ASSERT_EQ(0, run(_metadata, self->obj, "cast_null", &args, sizeof(args)));
+	ASSERT_EQ(0, obj_run_ctx(_metadata, self->obj, "cast_null", &args, sizeof(args)));
 	EXPECT_EQ(0, args.val);				/* NULL stays NULL */
 	EXPECT_EQ(args.addr2, args.val2);		/* kern -> user round trip */
 	/* upstream (x86 JIT): low 32 bits 0 -> NULL, i.e. the first byte of an
@@ -623,17 +534,6 @@ static const struct reject_case reject_cases[] = {
 	{ "deref_loaded_pointer", true, "invalid mem access 'scalar'" },
 };
 
-/* Sets the module's kfuncs_sleepable_only parameter (no module, as on 6.12: nothing). */
-static void sleepable_only(bool on)
-{
-	FILE *f = fopen("/sys/module/bpf_arena/parameters/kfuncs_sleepable_only", "w");
-
-	if (!f)
-		return;
-	fputs(on ? "Y" : "N", f);
-	fclose(f);
-}
-
 static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *self,
 			const FIXTURE_VARIANT(prog) *variant, const char *name)
 {
@@ -650,11 +550,11 @@ static void reject_test(struct __test_metadata *_metadata, FIXTURE_DATA(prog) *s
 		SKIP(return, "clang >= 19 always emits the cast: only the asm build has %s", name);
 	/* The module lets any program call the kfuncs unless told to act as 6.12. */
 	if (!strcmp(name, "not_sleepable"))
-		sleepable_only(true);
+		kmod_sleepable_only(true);
 	err = open_load(_metadata, &self->obj, variant->build, O_REJECT, name, 0,
 			self->log, sizeof(self->log));
 	if (!strcmp(name, "not_sleepable"))
-		sleepable_only(false);
+		kmod_sleepable_only(false);
 	ASSERT_NE(0, err) TH_LOG("%s loaded", name);
 	want = c->msg;
 	EXPECT_NE(NULL, strstr(self->log, want))

@@ -29,29 +29,21 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PAGES		256	/* page 0 populated; each faulting run gets its own */
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
-#define HARDEN		"/proc/sys/net/core/bpf_jit_harden"
 #define TO_L		0x7fff	/* a jump's off placeholder: to label L */
 #define FAR_FILL	40	/* 4-byte instructions before L: > 127 bytes, jcc rel32 */
 #define CTX_N		14
 #define PREFIX_LEN	13	/* movabs r10, imm64 + add r10, reg */
 
-#define I_ALU32_IMM(OP, D, IMM) \
-	((struct bpf_insn){ .code = BPF_ALU | BPF_OP(OP) | BPF_K, .dst_reg = D, .imm = IMM })
-#define I_JMP_REG(OP, D, S) \
-	((struct bpf_insn){ .code = BPF_JMP | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
-			    .off = TO_L })
-#define I_JMP32_REG(OP, D, S) \
-	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_X, .dst_reg = D, .src_reg = S, \
-			    .off = TO_L })
+/* Jumps to label L. */
+#define I_JX(OP, D, S)		I_JMP_REG(OP, D, S, TO_L)
+#define I_J32X(OP, D, S)	I_JMP32_REG(OP, D, S, TO_L)
 #define I_JK(OP, D, IMM)	I_JMP_IMM(OP, D, IMM, TO_L)
-#define I_J32K(OP, D, IMM) \
-	((struct bpf_insn){ .code = BPF_JMP32 | BPF_OP(OP) | BPF_K, .dst_reg = D, .off = TO_L, \
-			    .imm = IMM })
+#define I_J32K(OP, D, IMM)	I_JMP32_IMM(OP, D, IMM, TO_L)
 
 /*
  * Before B: r0 = 1, r1 = 0x21, r5 = 3, r8 = -1, r9 = 8, r3 = the first load; the stack
@@ -75,12 +67,12 @@ static const struct between cases[] = {
 	{ .name = "mov r8, r2 (reads the base)", .insn = { I_MOV64_REG(8, 2) }, .n = 1 },
 	{ .name = "mov w0, w9", .insn = { I_ALU32_REG(BPF_MOV, 0, 9) }, .n = 1 },
 	{ .name = "mov r5, r5 (no code)", .insn = { I_MOV64_REG(5, 5) }, .n = 1 },
-	{ .name = "if r5 > r9 (cmp, jcc rel8)", .insn = { I_JMP_REG(BPF_JGT, 5, 9) }, .n = 1 },
-	{ .name = "if w5 & w9 (test)", .insn = { I_JMP32_REG(BPF_JSET, 5, 9) }, .n = 1 },
-	{ .name = "if r9 s<= r0", .insn = { I_JMP_REG(BPF_JSLE, 9, 0) }, .n = 1 },
-	{ .name = "if r3 == r2", .insn = { I_JMP_REG(BPF_JEQ, 3, 2) }, .n = 1 },
+	{ .name = "if r5 > r9 (cmp, jcc rel8)", .insn = { I_JX(BPF_JGT, 5, 9) }, .n = 1 },
+	{ .name = "if w5 & w9 (test)", .insn = { I_J32X(BPF_JSET, 5, 9) }, .n = 1 },
+	{ .name = "if r9 s<= r0", .insn = { I_JX(BPF_JSLE, 9, 0) }, .n = 1 },
+	{ .name = "if r3 == r2", .insn = { I_JX(BPF_JEQ, 3, 2) }, .n = 1 },
 	{ .name = "if r5 > r9 far (jcc rel32)",
-	  .insn = { I_JMP_REG(BPF_JGT, 5, 9) }, .n = 1, .far = true },
+	  .insn = { I_JX(BPF_JGT, 5, 9) }, .n = 1, .far = true },
 	{ .name = "r9 = *(u64 *)(r10 - 8)", .insn = { I_LDX(BPF_DW, 9, 10, -8) }, .n = 1 },
 	{ .name = "w0 = *(u8 *)(r6 + 0) (ctx, movzx)", .insn = { I_LDX(BPF_B, 0, 6, 0) }, .n = 1 },
 	{ .name = "w5 = *(u16 *)(r10 - 200) (disp32)",
@@ -123,18 +115,6 @@ static const struct between cases[] = {
 static const short slots[] = { -8, -16, -24, -32, -200, -304 };
 
 static char vlog[LOG_SIZE];
-
-static bool write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
 
 /*
  * ctx[0] = p, ctx[1] = v; out: ctx[2] = r3, ctx[3] = r4, ctx[4..7] = r0, r5,
@@ -194,40 +174,19 @@ FIXTURE(chain) {
 
 FIXTURE_SETUP(chain)
 {
-	union bpf_attr attr;
+	struct arena a;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = PAGES;
-	attr.map_flags = BPF_F_MMAPABLE;
-	self->fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	ASSERT_LE(0, self->fd);
-	self->base = mmap(NULL, PAGES * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, self->base);
+	ASSERT_EQ(0, arena_open(&a, PAGES, 0, true));
+	self->fd = a.fd;
+	self->base = a.base;
 	memset(self->base, 0, PG);	/* page 0 populated; 1.. not */
 }
 
 FIXTURE_TEARDOWN(chain)
 {
-	write_sysctl(HARDEN, "0");
+	write_str(JIT_HARDEN_SYSCTL, "0");
 	munmap(self->base, PAGES * PG);
 	close(self->fd);
-}
-
-/* Loads p and runs it on ctx; returns the program's r0 or -errno. */
-static long run(struct __test_metadata *_metadata, const struct bpf_insn *p, unsigned int n,
-		uint64_t *ctx)
-{
-	int fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-	long r;
-
-	if (fd < 0) {
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-		return fd;
-	}
-	r = run_syscall_prog(fd, ctx, CTX_N * sizeof(*ctx));
-	close(fd);
-	return r;
 }
 
 static const char *const levels[] = { "0", "1", "2" };
@@ -241,7 +200,7 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 	ASSERT_LT(1 + 3 * sizeof(cases) / sizeof(cases[0]), PAGES);
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		for (lv = 0; lv < 3; lv++) {
-			ASSERT_TRUE(write_sysctl(HARDEN, levels[lv]));
+			ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[lv]));
 			for (faulting = 0; faulting < 2; faulting++) {
 				/*
 				 * Unpopulated: a fresh page for each case and level,
@@ -262,9 +221,10 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 						*(uint64_t *)(q + 8) = 0xb0b0b0b0b0b0b0b0ULL + c;
 						*(uint64_t *)(q + 16) = 0;
 					}
-					ASSERT_EQ(7, run(_metadata, p,
-							 chain_prog(p, self->fd, &cases[c], after),
-							 x)) TH_LOG("%s", cases[c].name);
+					ASSERT_EQ(7, load_run_once(p, chain_prog(p, self->fd, &cases[c],
+										  after),
+								   x, CTX_N * sizeof(*x), vlog, LOG_SIZE))
+						TH_LOG("%s", cases[c].name);
 					EXPECT_EQ(faulting ? 0 : 0xa0a0a0a0a0a0a0a0ULL + c, x[2])
 						TH_LOG("%s, harden %s, after %u", cases[c].name,
 						       levels[lv], after);
@@ -289,28 +249,6 @@ TEST_F(chain, results_equal_with_and_without_the_chain)
 	}
 }
 
-static uint32_t jited_len(struct __test_metadata *_metadata, const struct bpf_insn *p,
-			  unsigned int n)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-	int fd = load_syscall_prog(p, n, vlog, LOG_SIZE);
-
-	if (fd < 0) {
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-		return 0;
-	}
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	if (bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		info.jited_prog_len = 0;
-	close(fd);
-	return info.jited_prog_len;
-}
-
 /*
  * Without blinding the chain runs through every case: the two layouts JIT to
  * the same size.  (Under bpf_jit_harden 2 the sizes vary from load to load:
@@ -326,10 +264,12 @@ TEST_F(chain, base_computed_once_through_every_case)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		len[0] = jited_len(_metadata, p, chain_prog(p, self->fd, &cases[c], false));
-		len[1] = jited_len(_metadata, p, chain_prog(p, self->fd, &cases[c], true));
+		len[0] = prog_jited_len(p, chain_prog(p, self->fd, &cases[c], false), vlog,
+					 LOG_SIZE);
+		len[1] = prog_jited_len(p, chain_prog(p, self->fd, &cases[c], true), vlog,
+					 LOG_SIZE);
 		ASSERT_NE(0, len[0]);
 		ASSERT_NE(0, len[1]);
 		EXPECT_EQ(len[1], len[0])
@@ -348,7 +288,7 @@ TEST_F(chain, ninth_instruction_ends_the_chain)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (n = 8; n <= 9; n++) {
 		/* chain_prog takes up to 3; build N by hand: A, N x B, load, store */
 		struct between one = { .name = "r0 += r5", .insn = { I_ALU64_REG(BPF_ADD, 0, 5) }, .n = 1 };
@@ -365,12 +305,12 @@ TEST_F(chain, ninth_instruction_ends_the_chain)
 			for (b.n = 0; b.n < n; b.n++)
 				p[k + b.n] = one.insn[0];
 			cnt += n - 1;
-			len[a] = jited_len(_metadata, p, cnt);
+			len[a] = prog_jited_len(p, cnt, vlog, LOG_SIZE);
 			ASSERT_NE(0, len[a]);
 			memset(ctx, 0, sizeof(ctx));
 			/* both runs fault (nothing populates the page) */
 			ctx[0] = (uint64_t)(unsigned long)(self->base + (1 + n - 8) * PG);
-			ASSERT_EQ(7, run(_metadata, p, cnt, ctx));
+			ASSERT_EQ(7, load_run_once(p, cnt, ctx, sizeof(ctx), vlog, LOG_SIZE));
 			EXPECT_EQ(1 + 3 * n, ctx[4]);
 			EXPECT_EQ(0, ctx[2]);
 			EXPECT_EQ(0, ctx[3]);

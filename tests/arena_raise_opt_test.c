@@ -19,27 +19,14 @@
 
 #include "kselftest_harness.h"
 #include "bpf_insn.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 #define PAGES		8
 #define PG		4096
 #define LOG_SIZE	(1 << 20)
-#define HARDEN		"/proc/sys/net/core/bpf_jit_harden"
 #define CHAIN		20	/* longer than BPFA_AX_CHAIN_MAX (16): one re-materialisation */
 
 static char vlog[LOG_SIZE];
-
-static bool write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
 
 FIXTURE(opt) {
 	int fd;
@@ -48,39 +35,19 @@ FIXTURE(opt) {
 
 FIXTURE_SETUP(opt)
 {
-	union bpf_attr attr;
+	struct arena a;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = PAGES;
-	attr.map_flags = BPF_F_MMAPABLE;
-	self->fd = bpf_sys(BPF_MAP_CREATE, &attr);
-	ASSERT_LE(0, self->fd);
-	self->base = mmap(NULL, PAGES * PG, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, self->base);
+	ASSERT_EQ(0, arena_open(&a, PAGES, 0, true));
+	self->fd = a.fd;
+	self->base = a.base;
 	memset(self->base, 0, 2 * PG);	/* pages 0, 1 populated; 2.. not */
 }
 
 FIXTURE_TEARDOWN(opt)
 {
-	write_sysctl(HARDEN, "0");
+	write_str(JIT_HARDEN_SYSCTL, "0");
 	munmap(self->base, PAGES * PG);
 	close(self->fd);
-}
-
-static long run(struct __test_metadata *_metadata, const struct bpf_insn *insns, unsigned int n,
-		uint64_t *ctx, size_t ctx_size)
-{
-	int fd = load_syscall_prog(insns, n, vlog, LOG_SIZE);
-	long r;
-
-	if (fd < 0)
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-	if (fd < 0)
-		return fd;
-	r = run_syscall_prog(fd, ctx, ctx_size);
-	close(fd);
-	return r;
 }
 
 /*
@@ -133,11 +100,11 @@ TEST_F(opt, adjacent_accesses_under_every_jit_harden_setting)
 		char *q = self->base + 64 * i;
 		uint64_t ctx[7] = { (uint64_t)(unsigned long)q, 0x1122334455667788ULL + i };
 
-		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 		*(uint64_t *)q = 0xa0a0a0a0a0a0a0a0ULL + i;
 		*(uint32_t *)(q + 8) = 0xb1b2b3b4 + i;
 		q[13] = (char)(0xc0 + i);
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0xa0a0a0a0a0a0a0a0ULL + i, ctx[2]);
 		EXPECT_EQ(0xb1b2b3b4ULL + i, ctx[3]);
 		EXPECT_EQ(0xc0ULL + i, ctx[4]);
@@ -158,8 +125,8 @@ TEST_F(opt, adjacent_accesses_fault_under_every_jit_harden_setting)
 		char *q = self->base + (2 + i) * PG + 128;
 		uint64_t ctx[7] = { (uint64_t)(unsigned long)q, 0x99, 5, 5, 5, 5, 5 };
 
-		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0, ctx[2]);
 		EXPECT_EQ(0, ctx[3]);
 		EXPECT_EQ(0, ctx[4]);
@@ -201,14 +168,14 @@ TEST_F(opt, long_chain_every_access_faults)
 		char *q = self->base + PG + 256 * i;
 		uint64_t ctx[2] = { (uint64_t)(unsigned long)q, 5 };
 
-		ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+		ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 		*(uint64_t *)(q + 8 * (CHAIN - 1)) = 0x77 + i;
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0x77 + i, ctx[1]);
 		/* unpopulated: all CHAIN loads fault (the last after a re-materialisation) */
 		ctx[0] = (uint64_t)(unsigned long)(self->base + (5 + i % 2) * PG + 256 * i);
 		ctx[1] = 5;
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 		EXPECT_EQ(0, ctx[1]);
 	}
 }
@@ -223,31 +190,10 @@ TEST_F(opt, fault_at_every_chain_position)
 		unsigned int n = chain_prog(p, self->fd, len);
 		uint64_t ctx[2] = { (uint64_t)(unsigned long)(self->base + 7 * PG), 5 };
 
-		ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx))) TH_LOG("chain of %d", len);
+		ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE))
+			TH_LOG("chain of %d", len);
 		EXPECT_EQ(0, ctx[1]) TH_LOG("chain of %d", len);
 	}
-}
-
-static uint32_t jited_len(struct __test_metadata *_metadata, const struct bpf_insn *insns,
-			  unsigned int n)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-	int fd = load_syscall_prog(insns, n, vlog, LOG_SIZE);
-
-	if (fd < 0) {
-		TH_LOG("load: %s\n%s", strerror(-fd), vlog);
-		return 0;
-	}
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	if (bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		info.jited_prog_len = 0;
-	close(fd);
-	return info.jited_prog_len;
 }
 
 /*
@@ -263,9 +209,9 @@ TEST_F(opt, adjacent_loads_cost_one_instruction_each)
 
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
-	l1 = jited_len(_metadata, p, chain_prog(p, self->fd, 1));
-	l16 = jited_len(_metadata, p, chain_prog(p, self->fd, 16));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
+	l1 = prog_jited_len(p, chain_prog(p, self->fd, 1), vlog, LOG_SIZE);
+	l16 = prog_jited_len(p, chain_prog(p, self->fd, 16), vlog, LOG_SIZE);
 	ASSERT_NE(0, l1);
 	ASSERT_NE(0, l16);
 	TH_LOG("jited bytes: 1 load %u, 16 loads %u", l1, l16);
@@ -320,12 +266,12 @@ TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
 		for (i = 0; i < 3; i++) {
 			char *q = self->base + 512 + 64 * i;
 
-			ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+			ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 			*(uint64_t *)(q + 8) = 0x5a5a000000000000ULL + i;
 			for (path = 0; path < 2; path++) {
 				uint64_t ctx[3] = { (uint64_t)(unsigned long)q, path, 5 };
 
-				ASSERT_EQ(7, run(_metadata, p, n, ctx, sizeof(ctx)));
+				ASSERT_EQ(7, load_run_once(p, n, ctx, sizeof(ctx), vlog, LOG_SIZE));
 				EXPECT_EQ(0x5a5a000000000000ULL + i, ctx[2])
 					TH_LOG("to L %u, bpf_jit_harden %s, path %u", to_l,
 					       levels[i], path);
@@ -334,9 +280,10 @@ TEST_F(opt, entry_between_zero_extension_and_access_keeps_it)
 	}
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (to_l = 0; to_l < 2; to_l++) {
-		len[to_l] = jited_len(_metadata, p, join_prog(p, self->fd, to_l));
+		len[to_l] = prog_jited_len(p, join_prog(p, self->fd, to_l), vlog,
+					    LOG_SIZE);
 		ASSERT_NE(0, len[to_l]);
 	}
 	TH_LOG("jited bytes: jump to the cast %u, jump to L %u", len[0], len[1]);
@@ -384,18 +331,19 @@ TEST_F(opt, access_after_32bit_arithmetic_drops_zero_extension)
 			char *q = self->base + 1024 + 64 * i;
 			uint64_t ctx[2] = { (uint64_t)(unsigned long)q, 5 };
 
-			ASSERT_TRUE(write_sysctl(HARDEN, levels[i]));
+			ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, levels[i]));
 			*(uint64_t *)(q + 8) = 0x6b6b000000000000ULL + i;
-			ASSERT_EQ(7, run(_metadata, p, arith_prog(p, self->fd, add), ctx, sizeof(ctx)));
+			ASSERT_EQ(7, load_run_once(p, arith_prog(p, self->fd, add), ctx, sizeof(ctx),
+						   vlog, LOG_SIZE));
 			EXPECT_EQ(0x6b6b000000000000ULL + i, ctx[1])
 				TH_LOG("add %u, bpf_jit_harden %s", add, levels[i]);
 		}
 	}
 	if (kernel_has_native_arena())
 		SKIP(return, "native arena kernel: the in-tree JIT, not the raise");
-	ASSERT_TRUE(write_sysctl(HARDEN, "0"));
+	ASSERT_TRUE(write_str(JIT_HARDEN_SYSCTL, "0"));
 	for (add = 0; add < 2; add++) {
-		len[add] = jited_len(_metadata, p, arith_prog(p, self->fd, add));
+		len[add] = prog_jited_len(p, arith_prog(p, self->fd, add), vlog, LOG_SIZE);
 		ASSERT_NE(0, len[add]);
 	}
 	TH_LOG("jited bytes: offset 8 %u, add 8 then offset 0 %u", len[0], len[1]);

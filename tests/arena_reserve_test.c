@@ -11,16 +11,16 @@
  */
 #include <sys/mman.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
-#include "arena_kfunc_util.h"
 #include "arena_kfunc_common.h"
-#include "kmod_util.h"
+#include "test_util.h"
 
 EMBED(resv_v3, "arena_reserve.v3.bpf.o");
 EMBED(resv_asm, "arena_reserve.asm.bpf.o");
 
-static const struct kf_img imgs[2] = {
+static const struct obj_img imgs[2] = {
 	{ "arena_reserve", resv_v3_start, resv_v3_end },
 	{ "arena_reserve", resv_asm_start, resv_asm_end },
 };
@@ -70,10 +70,10 @@ static __u32 load_run(struct __test_metadata *_metadata, FIXTURE_DATA(resv) *sel
 	__u32 ret = ~0U;
 	int err;
 
-	err = kf_open_load(&imgs[build], &self->obj, only, RESV_MAP_EXTRA,
+	err = obj_open_load(&imgs[build], &self->obj, only, RESV_MAP_EXTRA,
 			   segv ? set_segv : NULL, NULL, self->log, sizeof(self->log));
 	ASSERT_EQ(0, err) TH_LOG("load %s: %d\n%s", name, err, self->log);
-	ASSERT_EQ(0, kf_run(self->obj, name, &ret)) TH_LOG("run %s: %s", name, strerror(errno));
+	ASSERT_EQ(0, obj_run(self->obj, name, &ret)) TH_LOG("run %s: %s", name, strerror(errno));
 	return ret;
 }
 

@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "bpf_arena_lib.h"
+#include "test_util.h"
 
 #define PAGE 4096UL
 #define ENV_SOCK "ARENA_SHARE_RECEIVER_SOCK"
@@ -184,11 +185,6 @@ static void share(struct __test_metadata *_metadata, struct bpf_arena *a, int fd
 	ASSERT_EQ(RCV_OK, WEXITSTATUS(status))
 		TH_LOG("receiver failed at step %d (see enum in the source)", WEXITSTATUS(status));
 	EXPECT_STREQ(REPLY, base + 128);
-}
-
-static bool have_dev(void)
-{
-	return access(BPF_ARENA_DEV_PATH, F_OK) == 0;
 }
 
 TEST(map_fd_with_map_extra)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Debian 12 stock toolchain: a skeleton that bookworm's bpftool 7.1
- * generated from an arena object without arena globals (tests/bpf/
- * arena_list.bpf.c: state in .bss/.data), loaded by bookworm's libbpf 1.1
+ * generated from an arena object without arena globals (tests/progs/
+ * arena_prog_list.bpf.c: state in .bss/.data), loaded by bookworm's libbpf 1.1
  * (the system's, /usr/lib) with libbpfarena creating and mapping the arena:
  *
  *	skel = NAME__open();
@@ -17,8 +17,8 @@
  * As README "Skeletons with libbpf 1.1" shows.  Same assertions on 6.12
  * (native arena) and on 6.1 with the bpf_arena module, for the clang-19
  * (native casts) and clang-14 (asm casts) builds.  The skeleton headers are
- * generated at build time into build/tests/bpf/arena_list.{v3,asm}.skel.h
- * (tests/libbpf-new/libbpf-new.mk).
+ * generated at build time into build/tests/progs/arena_prog_list.{v3,asm}.skel.h
+ * (tests/progs/progs.mk).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,12 +29,13 @@
 #include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
+#include "test_util.h"
 #include "bpf_arena.h"
 #include "bpf_arena_libbpf.h"
 #include "arena_prog_common.h"
 
-#include "arena_list.v3.skel.h"
-#include "arena_list.asm.skel.h"
+#include "arena_prog_list.v3.skel.h"
+#include "arena_prog_list.asm.skel.h"
 
 /* libbpfarena's messages, kept for the tests that check a warning. */
 static char msgs[8192];
@@ -52,7 +53,7 @@ static int keep_msgs(enum bpf_arena_print_level level, const char *fmt, va_list 
 
 #define PG 4096UL
 #define MAP_EXTRA (1ULL << 44)
-#define ARENA_PAGES 100	/* max_entries of arena_list.bpf.c */
+#define ARENA_PAGES 100	/* max_entries of arena_prog_list.bpf.c */
 
 TEST(versions)
 {
@@ -62,16 +63,6 @@ TEST(versions)
 	TH_LOG("kernel %s, libbpf %s (system), skeletons by %s", u.release,
 	       libbpf_version_string(), BPFTOOL_VERSION);
 	ASSERT_EQ(1, libbpf_major_version());
-}
-
-static __u32 run(struct __test_metadata *_metadata, struct bpf_program *p, void *ctx,
-		 size_t ctx_sz)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = (__u32)ctx_sz);
-
-	ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(p), &o))
-		TH_LOG("test_run %s: %s", bpf_program__name(p), strerror(errno));
-	return o.retval;
 }
 
 /* SKEL: the skeleton's name (struct SKEL, SKEL__open() ...). */
@@ -102,7 +93,7 @@ TEST(SKEL##_program_builds_list_user_walks_it)					\
 	__s64 sum = 0;								\
 										\
 	EXPECT_EQ(1, skel->data->test_val);					\
-	ASSERT_EQ(0, run(_metadata, skel->progs.arena_list_add, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.arena_list_add, &a, sizeof(a)));	\
 	ASSERT_EQ(0, a.err);							\
 	/* .bss and .data through the skeleton (libbpf 1.1 maps them) */	\
 	head = skel->bss->list_head;						\
@@ -123,7 +114,7 @@ TEST(SKEL##_program_builds_list_user_walks_it)					\
 	EXPECT_EQ(cnt, i);							\
 	EXPECT_EQ((__s64)(cnt * (cnt - 1) / 2), sum);				\
 	memset(&a, 0, sizeof(a));						\
-	ASSERT_EQ(0, run(_metadata, skel->progs.arena_list_del, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.arena_list_del, &a, sizeof(a)));	\
 	EXPECT_EQ(0, a.err);							\
 	EXPECT_EQ(cnt, a.n);							\
 	EXPECT_EQ(NULL, head->first);						\
@@ -152,7 +143,7 @@ TEST(SKEL##_user_builds_list_program_sums_it)					\
 		e[i].node.pprev = &head->first;					\
 		head->first = &e[i].node;					\
 	}									\
-	ASSERT_EQ(0, run(_metadata, skel->progs.arena_list_sum, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.arena_list_sum, &a, sizeof(a)));	\
 	EXPECT_EQ(0, a.err);							\
 	EXPECT_EQ(10, a.n);							\
 	EXPECT_EQ(55, a.sum);							\
@@ -175,7 +166,7 @@ TEST(SKEL##_unprepared_load_warns_and_late_prepare_maps)			\
 	/* libbpf 1.1 creates the arena itself (the module or the kernel	\
 	 * accepts map_extra) but does not map it */				\
 	ASSERT_EQ(0, SKEL##__load(skel));					\
-	ASSERT_EQ(0, run(_metadata, skel->progs.arena_list_add, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.arena_list_add, &a, sizeof(a)));	\
 	ASSERT_EQ(0, a.err);							\
 	msgs[0] = 0;								\
 	old = bpf_arena_set_print(keep_msgs);					\

@@ -4,7 +4,7 @@
  * skeleton that bpftool 7.5 generated (`bpftool gen skeleton`) from an
  * object with __arena globals, __ulong(map_extra, 1 << 44), a page_frag
  * allocator whose state is in arena globals and a list headed by an arena
- * global (tests/libbpf-new/arena_globals.bpf.c), loaded by libbpf 1.4 (the
+ * global (tests/progs/arena_globals.bpf.c), loaded by libbpf 1.4 (the
  * static libbpf.a of libbpf-dev from bookworm-backports).  The loader uses
  * the skeleton's skel->arena->VAR access to the globals, as upstream's
  * prog_tests/arena_list.c does; no libbpfarena call is needed.  Same
@@ -12,8 +12,8 @@
  * for the clang-19 (native casts) and clang-14 (asm casts) builds.
  *
  * The skeleton headers are generated at build time into
- * build/tests/libbpf-new/arena_globals.{v3,asm}.skel.h
- * (tests/libbpf-new/libbpf-new.mk).
+ * build/tests/progs/arena_globals.{v3,asm}.skel.h
+ * (tests/progs/progs.mk).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 #include <bpf/libbpf_version.h>
 
 #include "kselftest_harness.h"
+#include "test_util.h"
 #include "bpf_arena.h"
 #include "bpf_arena_libbpf.h"
 #include "arena_globals_common.h"
@@ -56,16 +57,6 @@ TEST(versions)
 	       u.release, libbpf_version_string(), BPFTOOL_VERSION);
 	ASSERT_EQ(1, libbpf_major_version());
 	ASSERT_LE(4, libbpf_minor_version());
-}
-
-static __u32 run(struct __test_metadata *_metadata, struct bpf_program *p, void *ctx,
-		 size_t ctx_sz)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = (__u32)ctx_sz);
-
-	ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(p), &o))
-		TH_LOG("test_run %s: %s", bpf_program__name(p), strerror(errno));
-	return o.retval;
 }
 
 /*
@@ -117,7 +108,7 @@ TEST(SKEL##_user_writes_program_reads)						\
 	skel->arena->init_val = 42;						\
 	skel->arena->init_arr[0] = 100;						\
 	skel->arena->zero_arr[777] = 9;						\
-	ASSERT_EQ(0, run(_metadata, skel->progs.read_globals, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.read_globals, &a, sizeof(a)));	\
 	EXPECT_EQ(42, a.val);							\
 	EXPECT_EQ(100 + 2 + 3 + 4, a.sum);					\
 	EXPECT_EQ(1, a.n);							\
@@ -132,7 +123,7 @@ TEST(SKEL##_program_writes_user_reads)						\
 	struct SKEL *skel = SKEL##_up(_metadata);				\
 	struct ag_args a = { .in = 11, .idx = 3 };				\
 										\
-	ASSERT_EQ(0, run(_metadata, skel->progs.write_globals, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.write_globals, &a, sizeof(a)));	\
 	EXPECT_EQ(0, a.val);	/* the old counter */				\
 	EXPECT_EQ(11, skel->arena->init_val);					\
 	EXPECT_EQ(12, skel->arena->zero_arr[3]);				\
@@ -153,7 +144,7 @@ TEST(SKEL##_list_and_page_frag_allocator)					\
 	__s64 sum = 0;								\
 	int slots = 0;								\
 										\
-	ASSERT_EQ(0, run(_metadata, skel->progs.list_add, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.list_add, &a, sizeof(a)));	\
 	ASSERT_EQ(0, a.err);							\
 	/* the pointer global holds the user address of the head global */	\
 	EXPECT_EQ(&skel->arena->global_head, skel->arena->head_ptr);		\
@@ -187,7 +178,7 @@ TEST(SKEL##_list_and_page_frag_allocator)					\
 	}									\
 	EXPECT_LE(1, slots);							\
 	memset(&a, 0, sizeof(a));						\
-	ASSERT_EQ(0, run(_metadata, skel->progs.list_del_all, &a, sizeof(a)));	\
+	ASSERT_EQ(0, prog_run_ctx(_metadata, skel->progs.list_del_all, &a, sizeof(a)));	\
 	EXPECT_EQ(0, a.err);							\
 	EXPECT_EQ(cnt, a.n);							\
 	EXPECT_EQ((__s64)(cnt * (cnt - 1) / 2), (__s64)a.sum);			\

@@ -36,28 +36,14 @@
 #include <linux/capability.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
-#include "lib_bpf.h"
+#include "bpf_insn.h"
+#include "test_util.h"
 
 #define PG 4096
-
-static long sys_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(SYS_bpf, cmd, attr, size);
-}
-
-static uint64_t p64(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
 
 static int map_fd;
 static char *hole3;	/* 3 pages, the middle one PROT_NONE */
 static char *none;	/* 1 page PROT_NONE */
-
-#define LD_IMM64(DST, SRC, IMM) \
-	{ .code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = DST, .src_reg = SRC, .imm = IMM }, \
-	{ 0 }
 
 static long load(struct bpf_insn *insns, unsigned int cnt, const void *fd_array, int bad_log)
 {
@@ -66,10 +52,10 @@ static long load(struct bpf_insn *insns, unsigned int cnt, const void *fd_array,
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = p64(insns);
+	a.insns = ptr_u64(insns);
 	a.insn_cnt = cnt;
-	a.license = p64("GPL");
-	a.fd_array = p64(fd_array);
+	a.license = ptr_u64("GPL");
+	a.fd_array = ptr_u64(fd_array);
 	if (bad_log)
 		a.log_level = 1;	/* no buffer: invalid log attrs */
 	r = sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
@@ -83,9 +69,9 @@ static long load(struct bpf_insn *insns, unsigned int cnt, const void *fd_array,
 static long case_a(void)
 {
 	struct bpf_insn insns[] = {
-		LD_IMM64(1, BPF_PSEUDO_MAP_FD, map_fd),
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		I_LD_MAP_FD(1, map_fd),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 
 	return load(insns, 4, none, 0);
@@ -94,10 +80,10 @@ static long case_a(void)
 static long case_b(void)
 {
 	struct bpf_insn insns[] = {
-		LD_IMM64(1, BPF_PSEUDO_MAP_IDX, 0),
-		LD_IMM64(2, BPF_PSEUDO_MAP_IDX, 2048),
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		I_LD_PSEUDO(1, BPF_PSEUDO_MAP_IDX, 0),
+		I_LD_PSEUDO(2, BPF_PSEUDO_MAP_IDX, 2048),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 
 	return load(insns, 6, hole3, 0);
@@ -106,9 +92,9 @@ static long case_b(void)
 static long case_c(void)
 {
 	struct bpf_insn insns[] = {
-		LD_IMM64(1, BPF_PSEUDO_MAP_IDX, 0),
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		I_LD_PSEUDO(1, BPF_PSEUDO_MAP_IDX, 0),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 
 	return load(insns, 4, none, 1);
@@ -136,7 +122,7 @@ static long case_e(void)
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.btf = p64(none);
+	a.btf = ptr_u64(none);
 	a.btf_size = 1024;
 	a.btf_log_level = 1;	/* no buffer: invalid log attrs */
 	if (sys_bpf(BPF_BTF_LOAD, &a, sizeof(a)) >= 0)
@@ -150,9 +136,9 @@ static long case_f(void)
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = p64(none);
+	a.insns = ptr_u64(none);
 	a.insn_cnt = 2;
-	a.license = p64("GPL");
+	a.license = ptr_u64("GPL");
 	a.prog_flags = 1U << 31;
 	if (sys_bpf(BPF_PROG_LOAD, &a, sizeof(a)) >= 0)
 		return 0;
@@ -173,7 +159,6 @@ static void run_cases(long *res)
 TEST(answers_are_the_stock_kernels)
 {
 	long mod[NCASES], stock[NCASES];
-	union bpf_attr a;
 	unsigned int i;
 
 	if (kernel_has_native_arena())
@@ -184,12 +169,7 @@ TEST(answers_are_the_stock_kernels)
 	none = mmap(NULL, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, hole3);
 	ASSERT_NE(MAP_FAILED, none);
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 8;
-	a.max_entries = 1;
-	map_fd = sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	map_fd = array_create(8, 0);
 	ASSERT_LE(0, map_fd);
 	((int *)hole3)[0] = map_fd;
 	((int *)hole3)[2048] = map_fd;	/* the third page */
@@ -216,9 +196,9 @@ TEST(answers_are_the_stock_kernels)
 static long load_arena_prog_cmd(unsigned long cmd, int arena_fd, char *log, size_t log_size)
 {
 	struct bpf_insn insns[] = {
-		LD_IMM64(1, BPF_PSEUDO_MAP_FD, arena_fd),
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		I_LD_MAP_FD(1, arena_fd),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 	union bpf_attr a;
 	long r;
@@ -226,11 +206,11 @@ static long load_arena_prog_cmd(unsigned long cmd, int arena_fd, char *log, size
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_SYSCALL;
 	a.prog_flags = BPF_F_SLEEPABLE;
-	a.insns = p64(insns);
+	a.insns = ptr_u64(insns);
 	a.insn_cnt = 4;
-	a.license = p64("GPL");
+	a.license = ptr_u64("GPL");
 	log[0] = '\0';
-	a.log_buf = p64(log);
+	a.log_buf = ptr_u64(log);
 	a.log_size = log_size;
 	a.log_level = 1;
 	r = syscall(SYS_bpf, cmd, &a, sizeof(a));
@@ -240,7 +220,7 @@ static long load_arena_prog_cmd(unsigned long cmd, int arena_fd, char *log, size
 TEST(command_is_the_low_32_bits)
 {
 	static char log[16384];
-	int arena = tb_arena_create(4, 0, 0);
+	int arena = arena_create(4, 0, 0);
 	void *base;
 	long r;
 

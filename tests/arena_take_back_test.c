@@ -23,29 +23,23 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/bpf_arena.h>
+#include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
-#include "arena_kfunc_util.h"
-#include "kmod_util.h"
-#include <linux/bpf_arena.h>
+#include "test_util.h"
 
 EMBED(rr_v3, "arena_take_back.v3.bpf.o");
 
 #define RR_PAGES	4096
 #define RR_MAP_EXTRA	(1ULL << 45)
 
-static const struct kf_img img = { "arena_take_back", rr_v3_start, rr_v3_end };
-
-static void tune(struct bpf_object *obj, void *arg)
-{
-	(void)obj;
-	(void)arg;
-}
+static const struct obj_img img = { "arena_take_back", rr_v3_start, rr_v3_end };
 
 static struct bpf_object *load(struct __test_metadata *_metadata, const char *const *only)
 {
 	struct bpf_object *obj = NULL;
-	int err = kf_open_load(&img, &obj, only, RR_MAP_EXTRA, tune, NULL, NULL, 0);
+	int err = obj_open_load(&img, &obj, only, RR_MAP_EXTRA, NULL, NULL, NULL, 0);
 
 	EXPECT_EQ(0, err) TH_LOG("load: %d", err);
 	return err ? NULL : obj;
@@ -56,7 +50,7 @@ static void run(struct __test_metadata *_metadata, struct bpf_object *obj, const
 {
 	__u32 ret = ~0U;
 
-	ASSERT_EQ(0, kf_run(obj, name, &ret)) TH_LOG("run %s", name);
+	ASSERT_EQ(0, obj_run(obj, name, &ret)) TH_LOG("run %s", name);
 	ASSERT_EQ(want, ret) TH_LOG("%s returned %u", name, ret);
 }
 
@@ -64,7 +58,7 @@ static __u64 g64(struct __test_metadata *_metadata, struct bpf_object *obj, cons
 {
 	__u64 x = 0;
 
-	EXPECT_EQ(0, kf_global(obj, v, &x, sizeof(x), false)) TH_LOG("%s", v);
+	EXPECT_EQ(0, obj_global(obj, v, &x, sizeof(x), false)) TH_LOG("%s", v);
 	return x;
 }
 
@@ -109,7 +103,7 @@ static int one_pin_round(struct __test_metadata *_metadata, struct bpf_object *o
 		return -5;
 	*seen = buf[0];
 	/* Free what the round holds. */
-	EXPECT_EQ(0, kf_global(obj, "last_page", &again, sizeof(again), true));
+	EXPECT_EQ(0, obj_global(obj, "last_page", &again, sizeof(again), true));
 	run(_metadata, obj, "tc_free_last", 0);
 	usleep(20 * 1000);
 	return 0;
@@ -239,9 +233,9 @@ TEST_F_TIMEOUT(st, storm_accounting, 600)
 	warn0 = kernel_log_count("WARNING") + kernel_log_count("BUG");
 	obj = load(_metadata, only);
 	ASSERT_NE(NULL, obj);
-	w[0] = (struct worker){ .fd = kf_prog_fd(obj, "tc_storm"), .pkt = true, .runs = 5000 };
+	w[0] = (struct worker){ .fd = obj_prog_fd(obj, "tc_storm"), .pkt = true, .runs = 5000 };
 	w[1] = w[0];
-	w[2] = (struct worker){ .fd = kf_prog_fd(obj, "sys_round"), .runs = 1000 };
+	w[2] = (struct worker){ .fd = obj_prog_fd(obj, "sys_round"), .runs = 1000 };
 	stop_user = 0;
 	ASSERT_EQ(0, pthread_create(&ut, NULL, user_thread, NULL));
 	for (i = 0; i < 3; i++)

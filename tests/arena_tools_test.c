@@ -19,115 +19,44 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 #define PG 4096
-
-static int create_arena(unsigned int pages, const char *name)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = 33;
-	attr.max_entries = pages;
-	attr.map_flags = BPF_F_MMAPABLE;
-	strncpy(attr.map_name, name, sizeof(attr.map_name) - 1);
-	return bpf_sys(BPF_MAP_CREATE, &attr);
-}
-
-static uint32_t map_id(int fd)
-{
-	struct bpf_map_info info;
-	union bpf_attr attr;
-
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = ptr_u64(&info);
-	return bpf_sys(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
-}
-
-/* Runs a shell command; returns its exit status and its output in out. */
-static int run(const char *cmd, char *out, size_t size)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-	int st;
-
-	if (!p)
-		return -1;
-	while (n + 1 < size && !feof(p))
-		n += fread(out + n, 1, size - 1 - n, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 TEST(bpftool_shows_lists_and_refuses_to_dump_an_arena)
 {
 	char cmd[128], out[8192];
-	int fd = create_arena(64, "tool_arena");
+	int fd = arena_create_named("tool_arena", 64, 0, 0);
 	uint32_t id;
 
 	ASSERT_LE(0, fd);
 	id = map_id(fd);
 	ASSERT_NE(0, id);
 	snprintf(cmd, sizeof(cmd), "bpftool map show id %u 2>&1", id);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	/* bpftool 7.1 has no name for type 33: it prints the number. */
 	EXPECT_NE(NULL, strstr(out, "type 33")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "name tool_arena"));
 	EXPECT_NE(NULL, strstr(out, "max_entries 64"));
 	EXPECT_NE(NULL, strstr(out, "flags 0x400"));
 	snprintf(cmd, sizeof(cmd), "bpftool -j map show id %u 2>&1", id);
-	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"type\":33")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run("bpftool map list 2>&1", out, sizeof(out)));
+	ASSERT_EQ(0, run_cmd("bpftool map list 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "tool_arena"));
 	/* No elements to walk: get_next_key is EOPNOTSUPP, a clean failure. */
 	snprintf(cmd, sizeof(cmd), "bpftool map dump id %u 2>&1", id);
-	run(cmd, out, sizeof(out));
+	run_cmd(cmd, out, sizeof(out));
 	EXPECT_EQ(NULL, strstr(out, "Segmentation")) TH_LOG("%s", out);
 	close(fd);
 }
 
-#define CG_ROOT "/sys/fs/cgroup"
 #define CG_TEST CG_ROOT "/arena_test"
-
-static bool write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
-
-static long long read_ll(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atoll(buf) : -1;
-}
 
 /* Sets up a cgroup v2 child with the memory controller; false if impossible. */
 static bool memcg_setup(void)
 {
-	mkdir(CG_ROOT, 0755);
-	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	if (!write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
+	if (!memcg_enable())
 		return false;
 	rmdir(CG_TEST);
 	return !mkdir(CG_TEST, 0755);
@@ -149,15 +78,13 @@ TEST(arena_pages_are_charged_to_the_faulting_memcg)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		char pidbuf[16];
 		char *base;
 		unsigned int i;
 		int fd;
 
-		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
-		if (!write_file(CG_TEST "/cgroup.procs", pidbuf))
+		if (!cg_move(CG_TEST, getpid()))
 			_exit(2);
-		fd = create_arena(pages, "memcg_arena");
+		fd = arena_create_named("memcg_arena", pages, 0, 0);
 		if (fd < 0)
 			_exit(3);
 		base = mmap(NULL, (size_t)pages * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -174,17 +101,17 @@ TEST(arena_pages_are_charged_to_the_faulting_memcg)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
-	before = read_ll(CG_TEST "/memory.current");
+	before = read_num(CG_TEST "/memory.current");
 	ASSERT_EQ(1, write(to_child[1], &c, 1));
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
-	during = read_ll(CG_TEST "/memory.current");
+	during = read_num(CG_TEST "/memory.current");
 	ASSERT_EQ(1, write(to_child[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
 	/* The arena is freed from a workqueue: give it a moment. */
 	for (int i = 0; i < 50; i++) {
-		after = read_ll(CG_TEST "/memory.current");
+		after = read_num(CG_TEST "/memory.current");
 		if (after < during - (long long)pages * PG / 2)
 			break;
 		usleep(100 * 1000);

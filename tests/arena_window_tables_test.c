@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
+#include "test_util.h"
 #include <bpf_arena_lib.h>
 
 #define ARENA_PAGES	(1U << 20)		/* 4 GiB: the whole window */
@@ -33,47 +33,13 @@
 #define ROUNDS		4
 #define SLACK_KB	4096
 
-/* A sum of the "count:" lines of /proc/zoneinfo: pages on per-CPU free lists. */
-static long pcp_free_kb(void)
-{
-	char line[128];
-	long sum = 0, n;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " count: %ld", &n) == 1)
-			sum += n;
-	fclose(f);
-	return sum * (getpagesize() / 1024);
-}
-
-/*
- * MemFree plus the per-CPU free lists, which MemFree leaves out (freed pages
- * wait there, several MiB), after dropping the caches.
- */
+/* free_kib() after dropping the caches. */
 static long mem_free_kb(void)
 {
-	char line[128];
-	long kb = -1;
-	FILE *f;
-
 	sync();
-	f = fopen("/proc/sys/vm/drop_caches", "w");
-	if (f) {
-		fputs("3\n", f);
-		fclose(f);
-	}
+	write_str("/proc/sys/vm/drop_caches", "3\n");
 	usleep(300 * 1000);
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb + pcp_free_kb();
+	return free_kib();
 }
 
 /* One touched arena, destroyed; returns the spacer that takes its window. */

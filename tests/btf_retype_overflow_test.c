@@ -23,7 +23,7 @@
 #include <linux/btf.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 #define NFUNCS		8192
 #define PROTO_VLEN	0xffff
@@ -32,15 +32,6 @@ static const char strs[] = "\0int\0f\0arg:arena";
 #define S_INT	1
 #define S_F	5
 #define S_TAG	7
-
-static uint32_t *put_type(uint32_t *p, uint32_t name, uint32_t kind, uint32_t vlen,
-			  uint32_t size_type)
-{
-	*p++ = name;
-	*p++ = kind << 24 | vlen;
-	*p++ = size_type;
-	return p;
-}
 
 TEST(arg_arena_retype_size_overflow)
 {
@@ -62,20 +53,20 @@ TEST(arg_arena_retype_size_overflow)
 	h->str_len = sizeof(strs);
 	p = (uint32_t *)(blob + sizeof(*h));
 	/* [1] int */
-	p = put_type(p, S_INT, BTF_KIND_INT, 0, 4);
+	p = btf_put_type(p, S_INT, BTF_KIND_INT, 0, 4);
 	*p++ = 32;
 	/* [2] int (int, int, ... x 65535) */
-	p = put_type(p, 0, BTF_KIND_FUNC_PROTO, PROTO_VLEN, 1);
+	p = btf_put_type(p, 0, BTF_KIND_FUNC_PROTO, PROTO_VLEN, 1);
 	for (i = 0; i < PROTO_VLEN; i++) {
 		*p++ = 0;
 		*p++ = 1;
 	}
 	/* [3 .. 3 + N) FUNC f, global, all sharing [2] */
 	for (i = 0; i < NFUNCS; i++)
-		p = put_type(p, S_F, BTF_KIND_FUNC, 1, 2);
+		p = btf_put_type(p, S_F, BTF_KIND_FUNC, 1, 2);
 	/* one "arg:arena" decl tag on parameter 0 of each FUNC */
 	for (i = 0; i < NFUNCS; i++) {
-		p = put_type(p, S_TAG, BTF_KIND_DECL_TAG, 0, 3 + i);
+		p = btf_put_type(p, S_TAG, BTF_KIND_DECL_TAG, 0, 3 + i);
 		*p++ = 0;
 	}
 	ASSERT_EQ((uint8_t *)p, blob + sizeof(*h) + type_len);

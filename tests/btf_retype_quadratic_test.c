@@ -13,21 +13,12 @@
 #include <linux/btf.h>
 
 #include "kselftest_harness.h"
-#include "bpf_insn.h"
+#include "test_util.h"
 
 static const char strs[] = "\0int\0f\0arg:arena";
 #define S_INT	1
 #define S_F	5
 #define S_TAG	7
-
-static uint32_t *put_type(uint32_t *p, uint32_t name, uint32_t kind, uint32_t vlen,
-			  uint32_t size_type)
-{
-	*p++ = name;
-	*p++ = kind << 24 | vlen;
-	*p++ = size_type;
-	return p;
-}
 
 /*
  * The same function's duplicate search is quadratic in the number of tagged
@@ -58,15 +49,15 @@ TEST(arg_arena_retype_quadratic)
 	h->str_off = type_len;
 	h->str_len = sizeof(strs);
 	p = (uint32_t *)(blob + sizeof(*h));
-	p = put_type(p, S_INT, BTF_KIND_INT, 0, 4);		/* [1] int */
+	p = btf_put_type(p, S_INT, BTF_KIND_INT, 0, 4);		/* [1] int */
 	*p++ = 32;
-	p = put_type(p, 0, BTF_KIND_FUNC_PROTO, 1, 1);		/* [2] int (int) */
+	p = btf_put_type(p, 0, BTF_KIND_FUNC_PROTO, 1, 1);		/* [2] int (int) */
 	*p++ = S_F;
 	*p++ = 1;
 	for (i = 0; i < NTAGS; i++)				/* [3 ..] FUNC f */
-		p = put_type(p, S_F, BTF_KIND_FUNC, 1, 2);
+		p = btf_put_type(p, S_F, BTF_KIND_FUNC, 1, 2);
 	for (i = 0; i < NTAGS; i++) {
-		p = put_type(p, S_TAG, BTF_KIND_DECL_TAG, 0, 3 + i);
+		p = btf_put_type(p, S_TAG, BTF_KIND_DECL_TAG, 0, 3 + i);
 		*p++ = 0;
 	}
 	ASSERT_EQ((uint8_t *)p, blob + sizeof(*h) + type_len);

@@ -19,9 +19,8 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
-#include "lib_bpf.h"
 #include "bpf_arena_lib.h"
+#include "test_util.h"
 
 #define PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
@@ -65,11 +64,6 @@ static bool msgs_have(const char *needle)
 }
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static bool have_dev(void)
-{
-	return access(BPF_ARENA_DEV_PATH, F_OK) == 0;
-}
 
 static bool is_mapped(const void *addr)
 {
@@ -134,8 +128,8 @@ static int alloc_pages(struct bpf_arena *a, void *addr, __u32 cnt)
 		ret = bpf_arena_user_alloc_pages(a, addr, cnt, -1, &got);
 		return ret ? ret : (got == addr ? 0 : -EFAULT);
 	}
-	ret = tb_arena_kfunc(bpf_arena_map_fd(a), true, addr, cnt, verifier_log,
-			     sizeof(verifier_log));
+	ret = arena_kfunc_run(bpf_arena_map_fd(a), true, ptr_u64(addr), cnt, verifier_log,
+			      sizeof(verifier_log));
 	if (ret < 0)
 		fprintf(stderr, "# kfunc program: %d\n%s\n", ret, verifier_log);
 	return ret == 1 ? 0 : (ret < 0 ? ret : -ENOMEM);
@@ -149,8 +143,8 @@ static int free_pages(struct bpf_arena *a, void *addr, __u32 cnt)
 		ret = bpf_arena_user_free_pages(a, addr, cnt);
 		return ret < 0 ? ret : 0;
 	}
-	ret = tb_arena_kfunc(bpf_arena_map_fd(a), false, addr, cnt, verifier_log,
-			     sizeof(verifier_log));
+	ret = arena_kfunc_run(bpf_arena_map_fd(a), false, ptr_u64(addr), cnt, verifier_log,
+			      sizeof(verifier_log));
 	if (ret < 0)
 		fprintf(stderr, "# kfunc program: %d\n%s\n", ret, verifier_log);
 	return ret == 1 ? 0 : (ret < 0 ? ret : -EINVAL);
@@ -216,7 +210,7 @@ TEST(create_maps_a_usable_arena)
 	/* The map fd is a type-33 map that BPF_OBJ_GET_INFO_BY_FD describes. */
 	ASSERT_GE(bpf_arena_map_fd(a), 0);
 	EXPECT_EQ(bpf_arena_map_fd(a), bpf_arena_map_fd(a));
-	ASSERT_EQ(0, tb_map_info(bpf_arena_map_fd(a), &info));
+	ASSERT_EQ(0, map_info(bpf_arena_map_fd(a), &info));
 	EXPECT_EQ(BPF_ARENA_MAP_TYPE, info.type);
 	EXPECT_EQ(0, info.key_size);
 	EXPECT_EQ(0, info.value_size);
@@ -247,7 +241,7 @@ TEST(create_with_opts_fixed_address_flags_name)
 	EXPECT_EQ(win, bpf_arena_base(a));
 	EXPECT_EQ(BPF_ARENA_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT | BPF_ARENA_F_NO_USER_CONV,
 		  bpf_arena_map_flags(a));
-	ASSERT_EQ(0, tb_map_info(bpf_arena_map_fd(a), &info));
+	ASSERT_EQ(0, map_info(bpf_arena_map_fd(a), &info));
 	EXPECT_EQ(BPF_ARENA_MAP_TYPE, info.type);
 	EXPECT_EQ(4, info.max_entries);
 	EXPECT_EQ((__u64)(uintptr_t)win, info.map_extra);
@@ -388,7 +382,7 @@ TEST(from_map_fd_finds_the_right_existing_mapping)
 
 	bpf_arena_set_print(capture);
 	for (i = 0; i < 3; i++) {
-		fd[i] = tb_arena_create(4, 0, 0);
+		fd[i] = arena_create(4, 0, 0);
 		ASSERT_GE(fd[i], 0) TH_LOG("raw BPF_MAP_CREATE: %s", strerror(-fd[i]));
 		p[i] = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd[i], 0);
 		ASSERT_NE(MAP_FAILED, p[i]);
@@ -465,7 +459,7 @@ TEST(from_map_fd_maps_a_foreign_map_and_shares_it_across_fork)
 	pid_t pid;
 
 	bpf_arena_set_print(capture);
-	fd = tb_arena_create(4, 0, 0);
+	fd = arena_create(4, 0, 0);
 	ASSERT_GE(fd, 0) TH_LOG("raw BPF_MAP_CREATE: %s", strerror(-fd));
 	ASSERT_EQ(0, bpf_arena_from_map_fd(fd, &a)) TH_LOG("%s", msgs);
 	p = bpf_arena_base(a);
@@ -512,7 +506,7 @@ TEST(from_map_fd_with_map_extra_maps_there_in_a_child)
 
 	ASSERT_NE(NULL, win);
 	bpf_arena_set_print(capture);
-	fd = tb_arena_create(2, 0, (__u64)(uintptr_t)win);
+	fd = arena_create(2, 0, (__u64)(uintptr_t)win);
 	ASSERT_GE(fd, 0) TH_LOG("raw BPF_MAP_CREATE: %s", strerror(-fd));
 	ASSERT_EQ(0, bpf_arena_from_map_fd(fd, &a)) TH_LOG("%s", msgs);
 	EXPECT_EQ(win, bpf_arena_base(a));
@@ -554,7 +548,7 @@ TEST(from_map_fd_errors)
 	int fd, ret;
 
 	bpf_arena_set_print(capture);
-	fd = tb_array_create();
+	fd = array_create(8, 0);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(-EINVAL, bpf_arena_from_map_fd(fd, &a));
 	EXPECT_EQ(EINVAL, errno);
@@ -568,7 +562,7 @@ TEST(from_map_fd_errors)
 	EXPECT_TRUE(msgs_have("BPF_OBJ_GET_INFO_BY_FD of fd")) TH_LOG("%s", msgs);
 
 	msgs_reset();
-	fd = tb_arena_create(1, 0, 0);
+	fd = arena_create(1, 0, 0);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(-EINVAL, bpf_arena_from_map_fd_at(fd, (void *)(uintptr_t)(PAGE + 1), &a));
 	EXPECT_TRUE(msgs_have("not page aligned")) TH_LOG("%s", msgs);
@@ -603,7 +597,7 @@ TEST(create_dev)
 	fd = bpf_arena_map_fd(a);	/* created now */
 	ASSERT_GE(fd, 0) TH_LOG("%s", msgs);
 	EXPECT_EQ(fd, bpf_arena_map_fd(a));
-	ASSERT_EQ(0, tb_map_info(fd, &info));
+	ASSERT_EQ(0, map_info(fd, &info));
 	EXPECT_EQ(BPF_ARENA_MAP_TYPE, info.type);
 	EXPECT_EQ(4, info.max_entries);
 	EXPECT_EQ(BPF_ARENA_F_MMAPABLE, info.map_flags);

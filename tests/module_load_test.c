@@ -7,8 +7,7 @@
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
-#include "kmod_util.h"
-#include "lib_bpf.h"
+#include "test_util.h"
 
 #define SKIP_IF_NATIVE()                                                    \
 	do {                                                                \
@@ -90,7 +89,7 @@ TEST(stub_on_native_arena_kernel)
 	EXPECT_NE(0, access("/sys/class/misc/bpf_arena", F_OK));
 
 	/* The kernel's own arena works with the stub loaded. */
-	fd = tb_arena_create(4, 0, 0);
+	fd = arena_create(4, 0, 0);
 	ASSERT_LE(0, fd) TH_LOG("native arena map create: %s", strerror(-fd));
 	p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);

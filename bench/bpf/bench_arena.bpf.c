@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Benchmark programs (bench/arena_bench.c): the list and hash table of
- * tests/bpf/arena_list.bpf.c and arena_htab.bpf.c (upstream's arena_list and
+ * tests/progs/arena_prog_list.bpf.c and arena_prog_htab.bpf.c (upstream's arena_list and
  * arena_htab), reshaped so one run does a whole timed step and the arena
  * reaches a steady state across repetitions; and page alloc/free loops.
  * Every program is SEC("syscall"), run with BPF_PROG_TEST_RUN on a struct

@@ -340,7 +340,7 @@ static __always_inline void bpf_arena_free(void *map, void __arena *addr)
  * of instructions each, and the precise counter defeats state pruning), so
  * keep the bound small -- on 6.12 a bound of 1024 in a simple walk already
  * fails to load -- and walk long lists from a bpf_loop() callback, one node
- * per call (see tests/bpf/arena_list.bpf.c).
+ * per call (see tests/progs/arena_prog_list.bpf.c).
  */
 #ifndef BPF_ARENA_LIST_WALK_MAX
 #define BPF_ARENA_LIST_WALK_MAX 64

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Seed generator for lower_fuzz: builds a raw-instruction test file
- * (tests/arena_jit_test.c or tests/arena_adversarial_test.c, chosen with
- * -DTEST_SRC) against a fake bpf(): map creation returns a memfd (so the tests'
- * mmap works), every BPF_PROG_LOAD writes its instructions with a lower_fuzz env
- * prefix to $DUMP_DIR and fails.  The tests then fail; only the dumps matter.
+ * (tests/arena_jit_test.c, arena_adversarial_test.c or arena_loops_test.c,
+ * chosen with -DTEST_SRC) against a fake bpf(): map creation returns a memfd
+ * (so the tests' mmap works), every BPF_PROG_LOAD writes its instructions with
+ * a lower_fuzz env prefix to $DUMP_DIR and fails.  The tests then fail; only
+ * the dumps matter.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,21 +15,13 @@
 #include <sys/mman.h>
 #include <linux/bpf.h>
 
-/* Replace tests/bpf_insn.h's bpf_sys and loaders with the fake. */
-#define BPF_ARENA_TESTS_BPF_INSN_H
-#define bpf_sys real_bpf_sys_unused
+/* test_util.h's helpers reach the kernel through this sys_bpf() instead. */
+#define TEST_UTIL_SYS_BPF
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#undef bpf_sys
 
 static int fuzzdump_arena_fd = -1;
 static unsigned int fuzzdump_seq;
-
-static inline uint64_t ptr_u64(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
 
 static void fuzzdump_prog(const struct bpf_insn *insns, unsigned int cnt, unsigned int flags)
 {
@@ -55,8 +48,11 @@ static void fuzzdump_prog(const struct bpf_insn *insns, unsigned int cnt, unsign
 	fclose(f);
 }
 
-static inline long bpf_sys(int cmd, union bpf_attr *attr)
+static inline long sys_bpf(int cmd, void *attr_buf, unsigned int size)
 {
+	union bpf_attr *attr = attr_buf;
+
+	(void)size;
 	if (cmd == BPF_MAP_CREATE) {
 		int fd = memfd_create("map", 0);
 
@@ -71,33 +67,5 @@ static inline long bpf_sys(int cmd, union bpf_attr *attr)
 	errno = ENOSYS;
 	return -1;
 }
-
-static inline int load_prog_flags(enum bpf_prog_type type, const struct bpf_insn *insns,
-				  unsigned int cnt, unsigned int flags, char *log, size_t log_size)
-{
-	(void)type;
-	(void)log_size;
-	if (log)
-		log[0] = 0;
-	fuzzdump_prog(insns, cnt, flags);
-	return -ENOSYS;
-}
-
-static inline int load_syscall_prog(const struct bpf_insn *insns, unsigned int cnt,
-				    char *log, size_t log_size)
-{
-	return load_prog_flags(BPF_PROG_TYPE_SYSCALL, insns, cnt, BPF_F_SLEEPABLE, log, log_size);
-}
-
-static inline long run_syscall_prog(int fd, void *ctx, size_t ctx_size)
-{
-	(void)fd;
-	(void)ctx;
-	(void)ctx_size;
-	return -ENOSYS;
-}
-
-/* The instruction macros of tests/bpf_insn.h, without its loader. */
-#include "bpf_insn_macros.h"
 
 #include TEST_SRC

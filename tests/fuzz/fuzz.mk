@@ -19,8 +19,8 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefine
 # Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).
 FUZZ_DUMP_TESTS := $(wildcard $(TOP)/tests/arena_jit_test.c $(TOP)/tests/arena_adversarial_test.c \
 	$(TOP)/tests/arena_loops_test.c)
-FUZZ_BPF_OBJS = $(wildcard $(BUILD)/tests/bpf/*.bpf.o $(BUILD)/tests/upstream/*.bpf.o \
-	$(BUILD)/tests/loops/*.bpf.o)
+# The libbpf 1.1 and loop objects of tests/progs/progs.mk, and upstream's.
+FUZZ_BPF_OBJS = $(wildcard $(BPF_OBJS) $(BUILD)/tests/upstream/*.bpf.o $(LOOPS_OBJS))
 
 FUZZ_FINDINGS := $(wildcard $(TOP)/tests/fuzz/findings/*.bin)
 
@@ -30,14 +30,10 @@ $(FUZZ_BIN): $(TOP)/tests/fuzz/lower_fuzz.c $(FUZZ_JIT) $(wildcard $(TOP)/rewrit
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_JIT)
 
-$(FUZZ_DIR)/bpf_insn_macros.h: $(TOP)/tests/bpf_insn.h
+$(FUZZ_DIR)/dump_%: $(TOP)/tests/%.c $(TOP)/tests/fuzz/dump_progs.c $(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
-	sed -n '/^#define I_ALU64_IMM/,/^static inline long bpf_sys/p' $< | sed '$$d' > $@
-
-$(FUZZ_DIR)/dump_%: $(TOP)/tests/%.c $(TOP)/tests/fuzz/dump_progs.c $(FUZZ_DIR)/bpf_insn_macros.h \
-		$(wildcard $(TOP)/tests/*.h)
 	$(CC) -O0 -g -w -D_GNU_SOURCE -std=gnu11 -isystem $(HARNESS_DIR) -I$(TOP)/uapi \
-		-I$(TOP)/lib/include -I$(TOP)/tests -I$(FUZZ_DIR) -DBPF_ARENA_VERSION='"fuzz"' \
+		-I$(TOP)/lib/include -I$(TOP)/tests/include -DBPF_ARENA_VERSION='"fuzz"' \
 		-DTEST_SRC='"$<"' -DTEST_NAME='"$*"' -o $@ $(TOP)/tests/fuzz/dump_progs.c -lpthread
 
 ## fuzz-seeds: the fuzzer's seed corpus from the tests' programs and BPF objects

@@ -63,9 +63,11 @@
 #include <linux/btf.h>
 #include <linux/bpf_arena.h>
 
-#include "../bpf_insn.h"
-#include "../bpf_insn_extra.h"
-#include "../kmod_util.h"
+#include "bpf_insn.h"
+/* test_util.h's device helpers call this file's xioctl(), which injects faults. */
+#define TEST_UTIL_XIOCTL
+static long xioctl(int fd, unsigned long cmd, void *arg);
+#include "test_util.h"
 
 #define PG		4096UL
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -182,6 +184,7 @@ static void fi(bool on)
 
 /* ---- ioctls -------------------------------------------------------------- */
 
+/* ioctl() with the thread's fault injection on; test_util.h's dev_*() call it. */
 static long xioctl(int fd, unsigned long cmd, void *arg)
 {
 	long r;
@@ -190,32 +193,6 @@ static long xioctl(int fd, unsigned long cmd, void *arg)
 	r = ioctl(fd, cmd, arg);
 	fi(false);
 	return r < 0 ? -errno : r;
-}
-
-static long dev_alloc(int fd, uint64_t addr, uint32_t cnt, uint64_t *out)
-{
-	struct bpf_arena_alloc a = { .size = sizeof(a), .page_cnt = cnt, .addr = addr,
-				     .node_id = -1 };
-	long r = xioctl(fd, BPF_ARENA_IOC_ALLOC_PAGES, &a);
-
-	if (!r && out)
-		*out = a.addr;
-	return r;
-}
-
-static long dev_range(int fd, unsigned long cmd, uint64_t addr, uint32_t cnt)
-{
-	struct bpf_arena_range r = { .size = sizeof(r), .page_cnt = cnt, .addr = addr };
-
-	return xioctl(fd, cmd, &r);
-}
-
-static long pages_allocated(int fd)
-{
-	struct bpf_arena_inspect s = { .size = sizeof(s) };
-	long r = ioctl(fd, BPF_ARENA_IOC_INSPECT, &s);
-
-	return r ? -errno : (long)s.pages;
 }
 
 /* ---- BPF programs: sleepable syscall programs calling the kfuncs --------- */
@@ -441,7 +418,8 @@ static void owner_step(struct owner *o)
 {
 	unsigned int i = (unsigned int)rand_r(&o->seed) % OWN_PAGES, k;
 	unsigned int n = 1 + (unsigned int)rand_r(&o->seed) % MAX_RUN, busy = 0;
-	uint64_t addr = (uint64_t)(uintptr_t)page_at(o->first + i), got = 0;
+	uint64_t addr = (uint64_t)(uintptr_t)page_at(o->first + i);
+	__u64 got = 0;
 	long r;
 
 	if (i + n > OWN_PAGES)
@@ -657,7 +635,8 @@ static void ns_step(int palloc, int pfree)
 	unsigned int i = (unsigned int)rand_r(&nso.seed) % NS_PAGES, k, pg = NS_FIRST + i;
 	unsigned int n = 1 + (unsigned int)rand_r(&nso.seed) % MAX_RUN;
 	unsigned int nalloc = 0, npend = 0;
-	uint64_t addr = (uint64_t)(uintptr_t)page_at(pg), got;
+	uint64_t addr = (uint64_t)(uintptr_t)page_at(pg);
+	__u64 got;
 	long r;
 
 	if (i + n > NS_PAGES)
@@ -965,7 +944,7 @@ static void *reopen_main(void *arg)
 		struct bpf_arena_info info = { .size = sizeof(info) };
 		struct bpf_arena_config c = { .size = sizeof(c), .map_flags = BPF_ARENA_F_MMAPABLE,
 					      .max_entries = 16, .numa_node = -1 };
-		uint64_t got;
+		__u64 got;
 		long r;
 		int fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 		char *p;
@@ -1092,7 +1071,7 @@ static void *shared_main(void *arg)
 	while (!atomic_load(&stop)) {
 		struct bpf_arena_attach at = { .size = sizeof(at) };
 		int mfd, h, st;
-		uint64_t got;
+		__u64 got;
 		pid_t pid;
 		long r;
 
@@ -1132,9 +1111,9 @@ static void *shared_main(void *arg)
 			_exit(shared_reader_child(mfd, 0));
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			fail("shared: read-only reader: status %#x", pid < 0 ? -1 : st);
-		if (pages_allocated(h) != 1)
+		if (dev_pages_allocated(h) != 1)
 			fail("shared: a read-only reader changed the page count to %ld",
-			     pages_allocated(h));
+			     dev_pages_allocated(h));
 		atomic_fetch_add(&count[C_SHARED], 1);
 next:
 		if (h >= 0)
@@ -1354,7 +1333,7 @@ int main(int argc, char **argv)
 	for (k = 0; k < NS_PAGES; k++)
 		model += nso.st[k] == NS_ALLOC;
 	/* PENDING pages count until the work item has unmapped them: wait up to 5 s. */
-	for (i = 0; i < 500 && (got = pages_allocated(dev_fd)) != model; i++)
+	for (i = 0; i < 500 && (got = dev_pages_allocated(dev_fd)) != model; i++)
 		usleep(10000);
 	if (got != model)
 		fail("the arena has %ld pages, the model %ld", got, model);

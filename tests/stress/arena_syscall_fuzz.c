@@ -42,8 +42,8 @@
 #include <linux/btf.h>
 #include <linux/bpf_arena.h>
 
-#include "../bpf_insn.h"
-#include "../bpf_insn_extra.h"
+#include "bpf_insn.h"
+#include "test_util.h"
 
 #define PG		4096UL
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -622,40 +622,16 @@ static void op_close(void)
 
 /* ---- a memory cgroup for the workers --------------------------------- */
 
-#define CG_ROOT		"/sys/fs/cgroup"
 #define CG_FUZZ		CG_ROOT "/arena_fuzz"
 #define FUZZ_MEM_MAX	"268435456"
 
-static int put(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static bool cg_setup(void)
 {
-	mkdir(CG_ROOT, 0755);
-	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	if (put(CG_ROOT "/cgroup.subtree_control", "+memory"))
+	if (!memcg_enable())
 		return false;
 	mkdir(CG_FUZZ, 0755);
-	put(CG_FUZZ "/memory.swap.max", "0");	/* absent without swap: fine */
-	return !put(CG_FUZZ "/memory.max", FUZZ_MEM_MAX);
-}
-
-static void cg_enter(void)
-{
-	char pid[16];
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	put(CG_FUZZ "/cgroup.procs", pid);
+	write_str(CG_FUZZ "/memory.swap.max", "0");	/* absent without swap: fine */
+	return write_str(CG_FUZZ "/memory.max", FUZZ_MEM_MAX);
 }
 
 static long cg_oom_kills(void)
@@ -744,7 +720,7 @@ int main(int argc, char **argv)
 			sigaction(SIGBUS, &sa, NULL);
 			signal(SIGALRM, on_alarm);
 			if (have_cg)
-				cg_enter();
+				cg_move(CG_FUZZ, getpid());
 			/* CAP_IPC_LOCK would lift the memlock bound */
 			{
 				struct { uint32_t version; int pid; } h = { 0x20080522, 0 };

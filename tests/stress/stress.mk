@@ -11,7 +11,7 @@ STRESS_SECONDS ?= 120
 STRESS_KERNEL ?= 6.1
 STRESS_BIN := $(BUILD)/tests/arena_stress
 
-$(STRESS_BIN): $(TOP)/tests/stress/arena_stress.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h)
+$(STRESS_BIN): $(TOP)/tests/stress/arena_stress.c $(wildcard $(TOP)/tests/include/*.h) $(wildcard $(TOP)/uapi/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lpthread
 
@@ -42,7 +42,7 @@ SECONDS ?= 300
 FUZZ_KERNEL ?= debug
 SYSFUZZ_BIN := $(BUILD)/tests/arena_syscall_fuzz
 
-$(SYSFUZZ_BIN): $(TOP)/tests/stress/arena_syscall_fuzz.c $(wildcard $(TOP)/tests/*.h) $(wildcard $(TOP)/uapi/*/*.h)
+$(SYSFUZZ_BIN): $(TOP)/tests/stress/arena_syscall_fuzz.c $(wildcard $(TOP)/tests/include/*.h) $(wildcard $(TOP)/uapi/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 

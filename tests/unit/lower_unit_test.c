@@ -12,9 +12,11 @@
 #include <errno.h>
 
 #include "kselftest_harness.h"
+#include "bpf_insn.h"
 
 #include "lower.h"
 #include "raise.h"
+#include "rewrite_env.h"
 
 #define ARENA_FD	7
 #define OTHER_FD	8
@@ -33,34 +35,6 @@
 #define AX BPFA_REG_AX
 
 /* ---- instruction builders ---- */
-#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-					   .off = (o), .imm = (i) })
-#define MOV64_IMM(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV64_REG(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV32_REG(d, s)		I(BPF_ALU | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ALU64_IMM(op, d, i)	I(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
-#define ALU64_REG(op, d, s)	I(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
-#define ALU32_IMM(op, d, i)	I(BPF_ALU | (op) | BPF_K, d, 0, 0, i)
-#define ALU32_REG(op, d, s)	I(BPF_ALU | (op) | BPF_X, d, s, 0, 0)
-#define CAST_KERN(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 1, 1)
-#define CAST_USER(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 1, 0x10000)
-#define CAST_USER_V1(d, s)	I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 2, 1)
-#define LDX(sz, d, s, o)	I(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
-#define LDXSX(sz, d, s, o)	I(BPF_LDX | BPFA_MODE_MEMSX | (sz), d, s, o, 0)
-#define STX(sz, d, s, o)	I(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
-#define ST(sz, d, o, i)		I(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
-#define ATOM(sz, d, s, o, op)	I(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
-#define LD64(d, s, lo, hi)	I(BPF_LD | BPF_IMM | BPF_DW, d, s, 0, lo), I(0, 0, 0, 0, hi)
-#define LD64_IMM(d, v)		LD64(d, 0, (int32_t)(uint32_t)(v), (int32_t)((uint64_t)(v) >> 32))
-#define LD_ARENA(d)		LD64(d, BPF_PSEUDO_MAP_FD, ARENA_FD, 0)
-#define LD_COMP(d)		LD64(d, BPF_PSEUDO_MAP_VALUE, COMP_FD, 0)
-#define JMP_IMM(op, d, i, o)	I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
-#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
-#define GOTOL(i)		I(BPF_JMP32 | BPF_JA, 0, 0, 0, i)
-#define CALL(id)		I(BPF_JMP | BPF_CALL, 0, 0, 0, id)
-#define KCALL(id)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id)
-#define PCALL(rel)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel)
-#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
 #define K1(kind, sz, extra, off) ((int32_t)bpfa_k1(kind, sz, extra, off))
 #define K2 ((int32_t)BPFA_K2_MAGIC)
@@ -68,28 +42,11 @@
 #define X64 (BPF_ALU64 | BPF_XOR | BPF_K)
 
 /* Raised: AX = kern_vm_start; AX += rS */
-#define R_BASE(s)		LD64(AX, 0, (int32_t)(uint32_t)KVM, (int32_t)(KVM >> 32)), \
-				ALU64_REG(BPF_ADD, AX, s)
-#define R_BASE_HI(v)		I(0, AX, 0, 0, (int32_t)((uint64_t)(v) >> 32))
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define R_BASE(s)		I_LD_IMM64_PAIR(AX, 0, (int32_t)(uint32_t)KVM, (int32_t)(KVM >> 32)), \
+				I_ALU64_REG(BPF_ADD, AX, s)
+#define R_BASE_HI(v)		I_RAW(0, AX, 0, 0, (int32_t)((uint64_t)(v) >> 32))
 
 /* ---- environment ---- */
-static long live_allocs;
-
-static void *t_zalloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	live_allocs++;
-	return calloc(1, size);
-}
-
-static void t_free(void *ctx, void *p)
-{
-	(void)ctx;
-	live_allocs--;
-	free(p);
-}
 
 static enum bpfa_ld_kind t_cls_ld(void *ctx, const struct bpf_insn *insn)
 {
@@ -177,10 +134,10 @@ static void resolve_companion(struct bpf_insn *p, __u32 n)
 /* Lowers (must succeed) and compares with exp. */
 #define LOWER_EXPECT(env, prog, exp, nph) do { \
 	struct bpfa_lower_result __r; \
-	ASSERT_EQ(0, bpfa_lower(&(env), prog, N(prog), &__r)) TH_LOG("%s", __r.msg); \
-	ASSERT_TRUE(same(__r.insns, __r.len, exp, N(exp))); \
+	ASSERT_EQ(0, bpfa_lower(&(env), prog, ARRAY_SIZE(prog), &__r)) TH_LOG("%s", __r.msg); \
+	ASSERT_TRUE(same(__r.insns, __r.len, exp, ARRAY_SIZE(exp))); \
 	ASSERT_EQ((__u32)(nph), __r.placeholders); \
-	ASSERT_EQ(__r.len, __r.new_idx[N(prog)]); \
+	ASSERT_EQ(__r.len, __r.new_idx[ARRAY_SIZE(prog)]); \
 	free_res(&(env), &__r); \
 	ASSERT_EQ(0, live_allocs); \
 } while (0)
@@ -188,7 +145,7 @@ static void resolve_companion(struct bpf_insn *p, __u32 n)
 /* Lowers (must fail) with err at insn idx and the message msg. */
 #define LOWER_ERR(env, prog, err, idx, m_) do { \
 	struct bpfa_lower_result __r; \
-	ASSERT_EQ(err, bpfa_lower(&(env), prog, N(prog), &__r)); \
+	ASSERT_EQ(err, bpfa_lower(&(env), prog, ARRAY_SIZE(prog), &__r)); \
 	ASSERT_EQ((__u32)(idx), __r.err_insn); \
 	ASSERT_STREQ(m_, __r.msg); \
 	ASSERT_EQ(NULL, __r.insns); \
@@ -227,19 +184,20 @@ static void round_trip(struct __test_metadata *_metadata, const struct bpfa_lowe
 	ASSERT_EQ(0, live_allocs);
 }
 
-#define ROUND_TRIP(env, prog, exp) round_trip(_metadata, &(env), prog, N(prog), exp, N(exp))
+#define ROUND_TRIP(env, prog, exp) \
+	round_trip(_metadata, &(env), prog, ARRAY_SIZE(prog), exp, ARRAY_SIZE(exp))
 
 /* ================= lowering: casts ================= */
 
 TEST(cast_kern_is_mov32)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn prog[] = { CAST_KERN(1, 2), EXIT };
-	struct bpf_insn exp[] = { MOV32_REG(1, 2), EXIT };
+	struct bpf_insn prog[] = { I_CAST_KERN(1, 2), I_EXIT() };
+	struct bpf_insn exp[] = { I_MOV32_REG(1, 2), I_EXIT() };
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 0);
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r));
 	ASSERT_TRUE(r.uses_arena);
 	free_res(&env, &r);
 }
@@ -247,20 +205,21 @@ TEST(cast_kern_is_mov32)
 TEST(cast_user_placeholder)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn prog[] = { CAST_USER(3, 4), CAST_USER_V1(5, 5), EXIT };
+	struct bpf_insn prog[] = { I_CAST_USER(3, 4), I_CAST(5, 5, 2, 1), I_EXIT() };
 	struct bpf_insn exp[] = {
-		MOV32_REG(3, 4), MOV64_IMM(3, K1(BPFA_PH_CAST_USER, BPF_DW, 0, 0)),
-		MOV64_IMM(3, K2), LD_COMP(3), LDX(BPF_DW, 3, 3, 0),
-		MOV32_REG(5, 5), MOV64_IMM(5, (int32_t)0xBA7C0000), MOV64_IMM(5, K2), LD_COMP(5),
-		LDX(BPF_DW, 5, 5, 0),
-		EXIT,
+		I_MOV32_REG(3, 4), I_MOV64_IMM(3, K1(BPFA_PH_CAST_USER, BPF_DW, 0, 0)),
+		I_MOV64_IMM(3, K2), I_LD_MAP_VALUE(3, COMP_FD, 0), I_LDX(BPF_DW, 3, 3, 0),
+		I_MOV32_REG(5, 5), I_MOV64_IMM(5, (int32_t)0xBA7C0000), I_MOV64_IMM(5, K2),
+		I_LD_MAP_VALUE(5, COMP_FD, 0),
+		I_LDX(BPF_DW, 5, 5, 0),
+		I_EXIT(),
 	};
 	struct bpf_insn raised[] = {
-		MOV32_REG(3, 4), MOV64_IMM(AX, 0), I(BPF_JMP | BPF_JEQ | BPF_X, 3, AX, 3, 0),
-		LD64(AX, 0, 0, (int32_t)(UVM >> 32)), ALU64_REG(BPF_OR, 3, AX),
-		MOV32_REG(5, 5), MOV64_IMM(AX, 0), I(BPF_JMP | BPF_JEQ | BPF_X, 5, AX, 3, 0),
-		LD64(AX, 0, 0, (int32_t)(UVM >> 32)), ALU64_REG(BPF_OR, 5, AX),
-		EXIT,
+		I_MOV32_REG(3, 4), I_MOV64_IMM(AX, 0), I_RAW(BPF_JMP | BPF_JEQ | BPF_X, 3, AX, 3, 0),
+		I_LD_IMM64_PAIR(AX, 0, 0, (int32_t)(UVM >> 32)), I_ALU64_REG(BPF_OR, 3, AX),
+		I_MOV32_REG(5, 5), I_MOV64_IMM(AX, 0), I_RAW(BPF_JMP | BPF_JEQ | BPF_X, 5, AX, 3, 0),
+		I_LD_IMM64_PAIR(AX, 0, 0, (int32_t)(UVM >> 32)), I_ALU64_REG(BPF_OR, 5, AX),
+		I_EXIT(),
 	};
 
 	raised[3].dst_reg = AX;
@@ -274,8 +233,8 @@ TEST(cast_user_placeholder)
 TEST(cast_user_no_user_conv)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn prog[] = { CAST_USER(3, 4), CAST_USER_V1(5, 6), EXIT };
-	struct bpf_insn exp[] = { MOV32_REG(3, 4), MOV32_REG(5, 6), EXIT };
+	struct bpf_insn prog[] = { I_CAST_USER(3, 4), I_CAST(5, 6, 2, 1), I_EXIT() };
+	struct bpf_insn exp[] = { I_MOV32_REG(3, 4), I_MOV32_REG(5, 6), I_EXIT() };
 
 	env.no_user_conv = true;
 	LOWER_EXPECT(env, prog, exp, 0);
@@ -284,9 +243,10 @@ TEST(cast_user_no_user_conv)
 TEST(cast_bad_address_space)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn p1[] = { MOV64_IMM(0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 1, 1, 2), EXIT };
-	struct bpf_insn p2[] = { MOV64_IMM(0, 0), MOV64_IMM(0, 0),
-				 I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 1, 2, 0x10000), EXIT };
+	struct bpf_insn p1[] = { I_MOV64_IMM(0, 0), I_RAW(BPF_ALU64 | BPF_MOV | BPF_X, 1, 1, 1, 2),
+				 I_EXIT() };
+	struct bpf_insn p2[] = { I_MOV64_IMM(0, 0), I_MOV64_IMM(0, 0),
+				 I_RAW(BPF_ALU64 | BPF_MOV | BPF_X, 1, 1, 2, 0x10000), I_EXIT() };
 	const char *m = "bpf_arena: insn %d: addr_space_cast insn can only convert between "
 			"address space 1 and 0\n";
 	char buf[192];
@@ -307,21 +267,21 @@ TEST(load_all_sizes)
 
 	for (k = 0; k < 4; k++) {
 		__u8 sz = sizes[k];
-		struct bpf_insn prog[] = { CAST_KERN(6, 1), LDX(sz, 2, 6, -16), LDX(sz, 6, 6, 4096),
-					   EXIT };
+		struct bpf_insn prog[] = { I_CAST_KERN(6, 1), I_LDX(sz, 2, 6, -16), I_LDX(sz, 6, 6, 4096),
+					   I_EXIT() };
 		struct bpf_insn exp[] = {
-			MOV32_REG(6, 1),
-			MOV32_REG(6, 6), MOV64_IMM(2, K1(BPFA_PH_LOAD, sz, 0, -16)), LD_COMP(2),
-			LDX(sz, 2, 2, 0),
-			MOV32_REG(6, 6), MOV64_IMM(6, K1(BPFA_PH_LOAD, sz, 0, 4096)), LD_COMP(6),
-			LDX(sz, 6, 6, 0),
-			EXIT,
+			I_MOV32_REG(6, 1),
+			I_MOV32_REG(6, 6), I_MOV64_IMM(2, K1(BPFA_PH_LOAD, sz, 0, -16)), I_LD_MAP_VALUE(2, COMP_FD, 0),
+			I_LDX(sz, 2, 2, 0),
+			I_MOV32_REG(6, 6), I_MOV64_IMM(6, K1(BPFA_PH_LOAD, sz, 0, 4096)), I_LD_MAP_VALUE(6, COMP_FD, 0),
+			I_LDX(sz, 6, 6, 0),
+			I_EXIT(),
 		};
 		struct bpf_insn raised[] = {
-			MOV32_REG(6, 1),
-			MOV32_REG(6, 6), R_BASE(6), LDX(sz, 2, AX, -16),
-			MOV32_REG(6, 6), R_BASE(6), LDX(sz, 6, AX, 4096),
-			EXIT,
+			I_MOV32_REG(6, 1),
+			I_MOV32_REG(6, 6), R_BASE(6), I_LDX(sz, 2, AX, -16),
+			I_MOV32_REG(6, 6), R_BASE(6), I_LDX(sz, 6, AX, 4096),
+			I_EXIT(),
 		};
 
 		raised[3] = R_BASE_HI(KVM);
@@ -340,21 +300,21 @@ TEST(store_st_all_sizes)
 	for (k = 0; k < 4; k++) {
 		__u8 sz = sizes[k];
 		int32_t k1s = K1(BPFA_PH_STX, sz, 0, 8), k1i = K1(BPFA_PH_ST, sz, 0, -8);
-		struct bpf_insn prog[] = { CAST_KERN(7, 7), STX(sz, 7, 3, 8), ST(sz, 7, -8, -5),
-					   EXIT };
+		struct bpf_insn prog[] = { I_CAST_KERN(7, 7), I_STX(sz, 7, 3, 8), I_ST(sz, 7, -8, -5),
+					   I_EXIT() };
 		struct bpf_insn exp[] = {
-			MOV32_REG(7, 7),
-			MOV32_REG(7, 7), ALU32_IMM(BPF_XOR, 7, k1s), ALU32_IMM(BPF_XOR, 7, K2),
-			ALU32_IMM(BPF_XOR, 7, k1s ^ K2), MOV64_REG(3, 3),
-			MOV32_REG(7, 7), ALU32_IMM(BPF_XOR, 7, k1i), ALU32_IMM(BPF_XOR, 7, -5),
-			ALU32_IMM(BPF_XOR, 7, k1i ^ -5), MOV64_REG(7, 7),
-			EXIT,
+			I_MOV32_REG(7, 7),
+			I_MOV32_REG(7, 7), I_ALU32_IMM(BPF_XOR, 7, k1s), I_ALU32_IMM(BPF_XOR, 7, K2),
+			I_ALU32_IMM(BPF_XOR, 7, k1s ^ K2), I_MOV64_REG(3, 3),
+			I_MOV32_REG(7, 7), I_ALU32_IMM(BPF_XOR, 7, k1i), I_ALU32_IMM(BPF_XOR, 7, -5),
+			I_ALU32_IMM(BPF_XOR, 7, k1i ^ -5), I_MOV64_REG(7, 7),
+			I_EXIT(),
 		};
 		struct bpf_insn raised[] = {
-			MOV32_REG(7, 7),
-			MOV32_REG(7, 7), R_BASE(7), STX(sz, AX, 3, 8),
-			MOV32_REG(7, 7), R_BASE(7), ST(sz, AX, -8, -5),
-			EXIT,
+			I_MOV32_REG(7, 7),
+			I_MOV32_REG(7, 7), R_BASE(7), I_STX(sz, AX, 3, 8),
+			I_MOV32_REG(7, 7), R_BASE(7), I_ST(sz, AX, -8, -5),
+			I_EXIT(),
 		};
 
 		raised[3] = R_BASE_HI(KVM);
@@ -376,17 +336,17 @@ TEST(atomics)
 
 		for (o = 0; o < 4; o++) {
 			int32_t k1 = K1(BPFA_PH_ATOMIC, sz, 0, 16), k2 = K2 | ops[o];
-			struct bpf_insn prog[] = { CAST_KERN(1, 1), ATOM(sz, 1, 2, 16, ops[o]),
-						   EXIT };
+			struct bpf_insn prog[] = { I_CAST_KERN(1, 1), I_ATOMIC(sz, ops[o], 1, 2, 16),
+						   I_EXIT() };
 			struct bpf_insn exp[] = {
-				MOV32_REG(1, 1),
-				MOV32_REG(1, 1), ALU32_IMM(BPF_XOR, 1, k1),
-				ALU32_IMM(BPF_XOR, 1, k2), ALU32_IMM(BPF_XOR, 1, k1 ^ k2),
-				MOV64_REG(2, 2), EXIT,
+				I_MOV32_REG(1, 1),
+				I_MOV32_REG(1, 1), I_ALU32_IMM(BPF_XOR, 1, k1),
+				I_ALU32_IMM(BPF_XOR, 1, k2), I_ALU32_IMM(BPF_XOR, 1, k1 ^ k2),
+				I_MOV64_REG(2, 2), I_EXIT(),
 			};
 			struct bpf_insn raised[] = {
-				MOV32_REG(1, 1), MOV32_REG(1, 1), R_BASE(1),
-				ATOM(sz, AX, 2, 16, ops[o]), EXIT,
+				I_MOV32_REG(1, 1), I_MOV32_REG(1, 1), R_BASE(1),
+				I_ATOMIC(sz, ops[o], AX, 2, 16), I_EXIT(),
 			};
 
 			raised[3] = R_BASE_HI(KVM);
@@ -398,27 +358,27 @@ TEST(atomics)
 			int32_t kx = K1(BPFA_PH_ATOMIC_FETCH, sz, 1, 0);
 			int32_t kc = K1(BPFA_PH_CMPXCHG, sz, 0, 32);
 			struct bpf_insn prog[] = {
-				CAST_KERN(1, 1), ATOM(sz, 1, 2, -4, BPF_ADD | BPF_FETCH),
-				ATOM(sz, 1, 3, 0, BPF_XCHG), ATOM(sz, 1, 4, 32, BPF_CMPXCHG), EXIT,
+				I_CAST_KERN(1, 1), I_ATOMIC(sz, BPF_ADD | BPF_FETCH, 1, 2, -4),
+				I_ATOMIC(sz, BPF_XCHG, 1, 3, 0), I_ATOMIC(sz, BPF_CMPXCHG, 1, 4, 32), I_EXIT(),
 			};
 			struct bpf_insn exp[] = {
-				MOV32_REG(1, 1),
-				MOV32_REG(1, 1), ALU64_IMM(BPF_XOR, 2, ka), LD_COMP(2),
-				LDX(BPF_DW, 2, 2, 0),
-				MOV32_REG(1, 1), ALU64_IMM(BPF_XOR, 3, kx), LD_COMP(3),
-				LDX(BPF_DW, 3, 3, 0),
-				MOV32_REG(1, 1), ALU64_IMM(BPF_XOR, 4, kc), ALU64_IMM(BPF_XOR, 4, kc),
-				ALU64_IMM(BPF_XOR, 0, K2), LD_COMP(0), LDX(sz, 0, 0, 0),
-				EXIT,
+				I_MOV32_REG(1, 1),
+				I_MOV32_REG(1, 1), I_ALU64_IMM(BPF_XOR, 2, ka), I_LD_MAP_VALUE(2, COMP_FD, 0),
+				I_LDX(BPF_DW, 2, 2, 0),
+				I_MOV32_REG(1, 1), I_ALU64_IMM(BPF_XOR, 3, kx), I_LD_MAP_VALUE(3, COMP_FD, 0),
+				I_LDX(BPF_DW, 3, 3, 0),
+				I_MOV32_REG(1, 1), I_ALU64_IMM(BPF_XOR, 4, kc), I_ALU64_IMM(BPF_XOR, 4, kc),
+				I_ALU64_IMM(BPF_XOR, 0, K2), I_LD_MAP_VALUE(0, COMP_FD, 0), I_LDX(sz, 0, 0, 0),
+				I_EXIT(),
 			};
 			struct bpf_insn raised[] = {
-				MOV32_REG(1, 1),
-				MOV32_REG(1, 1), R_BASE(1), ATOM(sz, AX, 2, -4, BPF_ADD | BPF_FETCH),
-				MOV32_REG(1, 1), R_BASE(1), ATOM(sz, AX, 3, 0, BPF_XCHG),
-				MOV32_REG(1, 1),
-				sz == BPF_W ? MOV32_REG(0, 0) : MOV64_REG(AX, AX),
-				R_BASE(1), ATOM(sz, AX, 4, 32, BPF_CMPXCHG), MOV64_REG(AX, AX),
-				EXIT,
+				I_MOV32_REG(1, 1),
+				I_MOV32_REG(1, 1), R_BASE(1), I_ATOMIC(sz, BPF_ADD | BPF_FETCH, AX, 2, -4),
+				I_MOV32_REG(1, 1), R_BASE(1), I_ATOMIC(sz, BPF_XCHG, AX, 3, 0),
+				I_MOV32_REG(1, 1),
+				sz == BPF_W ? I_MOV32_REG(0, 0) : I_MOV64_REG(AX, AX),
+				R_BASE(1), I_ATOMIC(sz, BPF_CMPXCHG, AX, 4, 32), I_MOV64_REG(AX, AX),
+				I_EXIT(),
 			};
 
 			raised[3] = R_BASE_HI(KVM);
@@ -438,8 +398,8 @@ TEST(atomic_fetch_bitops_rejected)
 	unsigned int o;
 
 	for (o = 0; o < 3; o++) {
-		struct bpf_insn prog[] = { CAST_KERN(3, 1), MOV64_IMM(2, 1),
-					   ATOM(BPF_DW, 3, 2, 0, ops[o]), EXIT };
+		struct bpf_insn prog[] = { I_CAST_KERN(3, 1), I_MOV64_IMM(2, 1),
+					   I_ATOMIC(BPF_DW, ops[o], 3, 2, 0), I_EXIT() };
 
 		LOWER_ERR(env, prog, -EACCES, 2,
 			  "bpf_arena: insn 2: BPF_ATOMIC stores into R3 arena is not allowed\n");
@@ -449,8 +409,8 @@ TEST(atomic_fetch_bitops_rejected)
 TEST(memsx_rejected)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn prog[] = { CAST_KERN(3, 1), LDXSX(BPF_W, 2, 3, 0), EXIT };
-	struct bpf_insn ok[] = { LDXSX(BPF_W, 2, 1, 0), EXIT };
+	struct bpf_insn prog[] = { I_CAST_KERN(3, 1), I_LDXSX(BPF_W, 2, 3, 0), I_EXIT() };
+	struct bpf_insn ok[] = { I_LDXSX(BPF_W, 2, 1, 0), I_EXIT() };
 
 	LOWER_ERR(env, prog, -EINVAL, 1,
 		  "bpf_arena: insn 1: sign extending loads from arena are not supported yet\n");
@@ -462,21 +422,21 @@ TEST(mixed_pointers_rejected)
 	struct bpfa_lower_env env = env_default();
 	const char *m1 = "bpf_arena: insn 3: same insn cannot be used with different pointers\n";
 	/* r3 is an arena pointer on one path, r1 (ctx) on the other */
-	struct bpf_insn ld[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				 LDX(BPF_DW, 0, 3, 0), EXIT };
-	struct bpf_insn st[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				 ST(BPF_W, 3, 0, 1), EXIT };
-	struct bpf_insn stx[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				  STX(BPF_W, 3, 1, 0), EXIT };
-	struct bpf_insn at[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				 ATOM(BPF_W, 3, 1, 0, BPF_ADD), EXIT };
-	struct bpf_insn alu[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				  ALU64_IMM(BPF_ADD, 3, 8), EXIT };
-	struct bpf_insn add[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				  ALU64_REG(BPF_ADD, 4, 3), EXIT };
+	struct bpf_insn ld[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				 I_LDX(BPF_DW, 0, 3, 0), I_EXIT() };
+	struct bpf_insn st[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				 I_ST(BPF_W, 3, 0, 1), I_EXIT() };
+	struct bpf_insn stx[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				  I_STX(BPF_W, 3, 1, 0), I_EXIT() };
+	struct bpf_insn at[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				 I_ATOMIC(BPF_W, BPF_ADD, 3, 1, 0), I_EXIT() };
+	struct bpf_insn alu[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				  I_ALU64_IMM(BPF_ADD, 3, 8), I_EXIT() };
+	struct bpf_insn add[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				  I_ALU64_REG(BPF_ADD, 4, 3), I_EXIT() };
 	/* the same, r3 unused after the merge: fine */
-	struct bpf_insn fine[] = { MOV64_REG(3, 1), JMP_IMM(BPF_JEQ, 2, 0, 1), CAST_KERN(3, 1),
-				   MOV64_IMM(3, 0), LDX(BPF_DW, 0, 3, 0), EXIT };
+	struct bpf_insn fine[] = { I_MOV64_REG(3, 1), I_JMP_IMM(BPF_JEQ, 2, 0, 1), I_CAST_KERN(3, 1),
+				   I_MOV64_IMM(3, 0), I_LDX(BPF_DW, 0, 3, 0), I_EXIT() };
 
 	LOWER_ERR(env, ld, -EINVAL, 3, m1);
 	LOWER_ERR(env, st, -EINVAL, 3, m1);
@@ -487,7 +447,7 @@ TEST(mixed_pointers_rejected)
 	{
 		struct bpfa_lower_result r;
 
-		ASSERT_EQ(0, bpfa_lower(&env, fine, N(fine), &r));
+		ASSERT_EQ(0, bpfa_lower(&env, fine, ARRAY_SIZE(fine), &r));
 		ASSERT_EQ(0, r.placeholders);
 		free_res(&env, &r);
 	}
@@ -502,21 +462,21 @@ TEST(alu64_on_arena_becomes_alu32)
 				    BPF_RSH, BPF_MOD, BPF_XOR, BPF_ARSH };
 	unsigned int o;
 
-	for (o = 0; o < N(ops); o++) {
-		struct bpf_insn prog[] = { CAST_KERN(1, 1), ALU64_IMM(ops[o], 1, 3),
-					   ALU64_REG(ops[o], 1, 2), LDX(BPF_W, 0, 1, 0), EXIT };
+	for (o = 0; o < ARRAY_SIZE(ops); o++) {
+		struct bpf_insn prog[] = { I_CAST_KERN(1, 1), I_ALU64_IMM(ops[o], 1, 3),
+					   I_ALU64_REG(ops[o], 1, 2), I_LDX(BPF_W, 0, 1, 0), I_EXIT() };
 		struct bpf_insn exp[] = {
-			MOV32_REG(1, 1), ALU32_IMM(ops[o], 1, 3), ALU32_REG(ops[o], 1, 2),
-			MOV32_REG(1, 1), MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), LD_COMP(0),
-			LDX(BPF_W, 0, 0, 0), EXIT,
+			I_MOV32_REG(1, 1), I_ALU32_IMM(ops[o], 1, 3), I_ALU32_REG(ops[o], 1, 2),
+			I_MOV32_REG(1, 1), I_MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), I_LD_MAP_VALUE(0, COMP_FD, 0),
+			I_LDX(BPF_W, 0, 0, 0), I_EXIT(),
 		};
 
 		LOWER_EXPECT(env, prog, exp, 1);
 	}
 	{
-		struct bpf_insn prog[] = { CAST_KERN(1, 1), I(BPF_ALU64 | BPF_NEG, 1, 0, 0, 0),
-					   EXIT };
-		struct bpf_insn exp[] = { MOV32_REG(1, 1), I(BPF_ALU | BPF_NEG, 1, 0, 0, 0), EXIT };
+		struct bpf_insn prog[] = { I_CAST_KERN(1, 1), I_RAW(BPF_ALU64 | BPF_NEG, 1, 0, 0, 0),
+					   I_EXIT() };
+		struct bpf_insn exp[] = { I_MOV32_REG(1, 1), I_RAW(BPF_ALU | BPF_NEG, 1, 0, 0, 0), I_EXIT() };
 
 		LOWER_EXPECT(env, prog, exp, 0);
 	}
@@ -526,42 +486,42 @@ TEST(alu_typing)
 {
 	struct bpfa_lower_env env = env_default();
 	/* r2 (scalar) += r1 (arena): 32-bit and r2 becomes arena */
-	struct bpf_insn add[] = { CAST_KERN(1, 1), ALU64_REG(BPF_ADD, 2, 1), LDX(BPF_B, 0, 2, 1),
-				  EXIT };
+	struct bpf_insn add[] = { I_CAST_KERN(1, 1), I_ALU64_REG(BPF_ADD, 2, 1), I_LDX(BPF_B, 0, 2, 1),
+				  I_EXIT() };
 	struct bpf_insn add_exp[] = {
-		MOV32_REG(1, 1), ALU32_REG(BPF_ADD, 2, 1),
-		MOV32_REG(2, 2), MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_B, 0, 1)), LD_COMP(0),
-		LDX(BPF_B, 0, 0, 0), EXIT,
+		I_MOV32_REG(1, 1), I_ALU32_REG(BPF_ADD, 2, 1),
+		I_MOV32_REG(2, 2), I_MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_B, 0, 1)), I_LD_MAP_VALUE(0, COMP_FD, 0),
+		I_LDX(BPF_B, 0, 0, 0), I_EXIT(),
 	};
 	/* r2 -= r1 (arena) keeps r2 a scalar (only ADD moves the type) */
-	struct bpf_insn sub[] = { CAST_KERN(1, 1), ALU64_REG(BPF_SUB, 2, 1), LDX(BPF_B, 0, 2, 1),
-				  EXIT };
-	struct bpf_insn sub_exp[] = { MOV32_REG(1, 1), ALU64_REG(BPF_SUB, 2, 1),
-				      LDX(BPF_B, 0, 2, 1), EXIT };
+	struct bpf_insn sub[] = { I_CAST_KERN(1, 1), I_ALU64_REG(BPF_SUB, 2, 1), I_LDX(BPF_B, 0, 2, 1),
+				  I_EXIT() };
+	struct bpf_insn sub_exp[] = { I_MOV32_REG(1, 1), I_ALU64_REG(BPF_SUB, 2, 1),
+				      I_LDX(BPF_B, 0, 2, 1), I_EXIT() };
 	/* 64-bit copies keep it, 32-bit copies, constants and ALU32 MOV drop it */
 	struct bpf_insn mov[] = {
-		CAST_KERN(1, 1), MOV64_REG(2, 1), ALU32_IMM(BPF_ADD, 2, 4), LDX(BPF_W, 0, 2, 0),
-		MOV32_REG(3, 1), LDX(BPF_W, 0, 3, 0), MOV64_REG(4, 1), MOV64_IMM(4, 0),
-		LDX(BPF_W, 0, 4, 0), MOV64_REG(5, 1), ALU32_IMM(BPF_MOV, 5, 0), LDX(BPF_W, 0, 5, 0),
-		EXIT,
+		I_CAST_KERN(1, 1), I_MOV64_REG(2, 1), I_ALU32_IMM(BPF_ADD, 2, 4), I_LDX(BPF_W, 0, 2, 0),
+		I_MOV32_REG(3, 1), I_LDX(BPF_W, 0, 3, 0), I_MOV64_REG(4, 1), I_MOV64_IMM(4, 0),
+		I_LDX(BPF_W, 0, 4, 0), I_MOV64_REG(5, 1), I_ALU32_IMM(BPF_MOV, 5, 0), I_LDX(BPF_W, 0, 5, 0),
+		I_EXIT(),
 	};
 	struct bpf_insn mov_exp[] = {
-		MOV32_REG(1, 1), MOV64_REG(2, 1), ALU32_IMM(BPF_ADD, 2, 4),
-		MOV32_REG(2, 2), MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), LD_COMP(0),
-		LDX(BPF_W, 0, 0, 0),
-		MOV32_REG(3, 1), LDX(BPF_W, 0, 3, 0), MOV64_REG(4, 1), MOV64_IMM(4, 0),
-		LDX(BPF_W, 0, 4, 0), MOV64_REG(5, 1), ALU32_IMM(BPF_MOV, 5, 0), LDX(BPF_W, 0, 5, 0),
-		EXIT,
+		I_MOV32_REG(1, 1), I_MOV64_REG(2, 1), I_ALU32_IMM(BPF_ADD, 2, 4),
+		I_MOV32_REG(2, 2), I_MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), I_LD_MAP_VALUE(0, COMP_FD, 0),
+		I_LDX(BPF_W, 0, 0, 0),
+		I_MOV32_REG(3, 1), I_LDX(BPF_W, 0, 3, 0), I_MOV64_REG(4, 1), I_MOV64_IMM(4, 0),
+		I_LDX(BPF_W, 0, 4, 0), I_MOV64_REG(5, 1), I_ALU32_IMM(BPF_MOV, 5, 0), I_LDX(BPF_W, 0, 5, 0),
+		I_EXIT(),
 	};
 	/* loads from the arena are scalars: no placeholder through them */
-	struct bpf_insn ld[] = { CAST_KERN(1, 1), LDX(BPF_DW, 1, 1, 0), LDX(BPF_DW, 0, 1, 0),
-				 EXIT };
+	struct bpf_insn ld[] = { I_CAST_KERN(1, 1), I_LDX(BPF_DW, 1, 1, 0), I_LDX(BPF_DW, 0, 1, 0),
+				 I_EXIT() };
 	struct bpf_insn ld_exp[] = {
-		MOV32_REG(1, 1), MOV32_REG(1, 1), MOV64_IMM(1, K1(BPFA_PH_LOAD, BPF_DW, 0, 0)),
-		LD_COMP(1), LDX(BPF_DW, 1, 1, 0), LDX(BPF_DW, 0, 1, 0), EXIT,
+		I_MOV32_REG(1, 1), I_MOV32_REG(1, 1), I_MOV64_IMM(1, K1(BPFA_PH_LOAD, BPF_DW, 0, 0)),
+		I_LD_MAP_VALUE(1, COMP_FD, 0), I_LDX(BPF_DW, 1, 1, 0), I_LDX(BPF_DW, 0, 1, 0), I_EXIT(),
 	};
 	/* cast_user gives a scalar */
-	struct bpf_insn cu[] = { CAST_KERN(1, 1), CAST_USER(2, 1), LDX(BPF_DW, 0, 2, 0), EXIT };
+	struct bpf_insn cu[] = { I_CAST_KERN(1, 1), I_CAST_USER(2, 1), I_LDX(BPF_DW, 0, 2, 0), I_EXIT() };
 
 	LOWER_EXPECT(env, add, add_exp, 1);
 	LOWER_EXPECT(env, sub, sub_exp, 0);
@@ -570,10 +530,10 @@ TEST(alu_typing)
 	{
 		struct bpfa_lower_result r;
 
-		ASSERT_EQ(0, bpfa_lower(&env, cu, N(cu), &r));
+		ASSERT_EQ(0, bpfa_lower(&env, cu, ARRAY_SIZE(cu), &r));
 		ASSERT_EQ(1, r.placeholders);	/* the cast only */
 		ASSERT_EQ(1 + 6 + 1 + 1, r.len);
-		ASSERT_EQ(LDX(BPF_DW, 0, 2, 0).code, r.insns[7].code);
+		ASSERT_EQ(I_LDX(BPF_DW, 0, 2, 0).code, r.insns[7].code);
 		free_res(&env, &r);
 	}
 }
@@ -584,33 +544,33 @@ TEST(spill_fill)
 {
 	struct bpfa_lower_env env = env_default();
 	struct bpf_insn prog[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), STX(BPF_DW, 10, 1, -16),
-		STX(BPF_W, 10, 2, -16), MOV64_IMM(1, 0),
-		LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0),	/* arena */
-		LDX(BPF_DW, 4, 10, -16), LDX(BPF_W, 0, 4, 0),	/* clobbered by the W store */
-		EXIT,
+		I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_STX(BPF_DW, 10, 1, -16),
+		I_STX(BPF_W, 10, 2, -16), I_MOV64_IMM(1, 0),
+		I_LDX(BPF_DW, 3, 10, -8), I_LDX(BPF_W, 0, 3, 0),	/* arena */
+		I_LDX(BPF_DW, 4, 10, -16), I_LDX(BPF_W, 0, 4, 0),	/* clobbered by the W store */
+		I_EXIT(),
 	};
 	struct bpf_insn exp[] = {
-		MOV32_REG(1, 1), STX(BPF_DW, 10, 1, -8), STX(BPF_DW, 10, 1, -16),
-		STX(BPF_W, 10, 2, -16), MOV64_IMM(1, 0), LDX(BPF_DW, 3, 10, -8),
-		MOV32_REG(3, 3), MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), LD_COMP(0),
-		LDX(BPF_W, 0, 0, 0),
-		LDX(BPF_DW, 4, 10, -16), LDX(BPF_W, 0, 4, 0), EXIT,
+		I_MOV32_REG(1, 1), I_STX(BPF_DW, 10, 1, -8), I_STX(BPF_DW, 10, 1, -16),
+		I_STX(BPF_W, 10, 2, -16), I_MOV64_IMM(1, 0), I_LDX(BPF_DW, 3, 10, -8),
+		I_MOV32_REG(3, 3), I_MOV64_IMM(0, K1(BPFA_PH_LOAD, BPF_W, 0, 0)), I_LD_MAP_VALUE(0, COMP_FD, 0),
+		I_LDX(BPF_W, 0, 0, 0),
+		I_LDX(BPF_DW, 4, 10, -16), I_LDX(BPF_W, 0, 4, 0), I_EXIT(),
 	};
 	/* ST and atomics on the stack clobber the slot too; sub-DW fills are scalars */
 	struct bpf_insn prog2[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), STX(BPF_DW, 10, 1, -16),
-		STX(BPF_DW, 10, 1, -24), ST(BPF_DW, 10, -8, 0),
-		ATOM(BPF_DW, 10, 2, -16, BPF_ADD),
-		LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0),
-		LDX(BPF_DW, 3, 10, -16), LDX(BPF_W, 0, 3, 0),
-		LDX(BPF_W, 3, 10, -24), LDX(BPF_W, 0, 3, 0),
-		EXIT,
+		I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_STX(BPF_DW, 10, 1, -16),
+		I_STX(BPF_DW, 10, 1, -24), I_ST(BPF_DW, 10, -8, 0),
+		I_ATOMIC(BPF_DW, BPF_ADD, 10, 2, -16),
+		I_LDX(BPF_DW, 3, 10, -8), I_LDX(BPF_W, 0, 3, 0),
+		I_LDX(BPF_DW, 3, 10, -16), I_LDX(BPF_W, 0, 3, 0),
+		I_LDX(BPF_W, 3, 10, -24), I_LDX(BPF_W, 0, 3, 0),
+		I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 1);
-	ASSERT_EQ(0, bpfa_lower(&env, prog2, N(prog2), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, prog2, ARRAY_SIZE(prog2), &r));
 	ASSERT_EQ(0, r.placeholders);
 	free_res(&env, &r);
 }
@@ -621,25 +581,25 @@ TEST(stack_alias_weakens)
 	/* r2 = fp - 8; a store through r2 may overwrite the spilled arena pointer */
 	/* (r6: the context, a non-arena pointer) */
 	struct bpf_insn alias[] = {
-		MOV64_REG(6, 1), CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10),
-		ALU64_IMM(BPF_ADD, 2, -8), STX(BPF_DW, 2, 6, 0), LDX(BPF_DW, 3, 10, -8),
-		LDX(BPF_W, 0, 3, 0), EXIT,
+		I_MOV64_REG(6, 1), I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_MOV64_REG(2, 10),
+		I_ALU64_IMM(BPF_ADD, 2, -8), I_STX(BPF_DW, 2, 6, 0), I_LDX(BPF_DW, 3, 10, -8),
+		I_LDX(BPF_W, 0, 3, 0), I_EXIT(),
 	};
 	/* a helper given a frame pointer may write the frame */
 	struct bpf_insn helper[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10), ALU64_IMM(BPF_ADD, 2, -16),
-		CALL(1), LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0), EXIT,
+		I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_MOV64_REG(2, 10), I_ALU64_IMM(BPF_ADD, 2, -16),
+		I_CALL_HELPER(1), I_LDX(BPF_DW, 3, 10, -8), I_LDX(BPF_W, 0, 3, 0), I_EXIT(),
 	};
 	/* ...but not a helper without one */
 	struct bpf_insn nohelper[] = {
-		CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_IMM(2, 0), CALL(1),
-		LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0), EXIT,
+		I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_MOV64_IMM(2, 0), I_CALL_HELPER(1),
+		I_LDX(BPF_DW, 3, 10, -8), I_LDX(BPF_W, 0, 3, 0), I_EXIT(),
 	};
 	/* once a frame pointer was spilled, any non-arena store may hit the frame */
 	struct bpf_insn esc[] = {
-		MOV64_REG(6, 1), CAST_KERN(1, 1), STX(BPF_DW, 10, 1, -8), MOV64_REG(2, 10),
-		STX(BPF_DW, 10, 2, -16), MOV64_IMM(2, 0), STX(BPF_DW, 7, 6, 0),
-		LDX(BPF_DW, 3, 10, -8), LDX(BPF_W, 0, 3, 0), EXIT,
+		I_MOV64_REG(6, 1), I_CAST_KERN(1, 1), I_STX(BPF_DW, 10, 1, -8), I_MOV64_REG(2, 10),
+		I_STX(BPF_DW, 10, 2, -16), I_MOV64_IMM(2, 0), I_STX(BPF_DW, 7, 6, 0),
+		I_LDX(BPF_DW, 3, 10, -8), I_LDX(BPF_W, 0, 3, 0), I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 	const char *m6 = "bpf_arena: insn 6: same insn cannot be used with different pointers\n";
@@ -647,7 +607,7 @@ TEST(stack_alias_weakens)
 	LOWER_ERR(env, alias, -EINVAL, 7,
 		  "bpf_arena: insn 7: same insn cannot be used with different pointers\n");
 	LOWER_ERR(env, helper, -EINVAL, 6, m6);
-	ASSERT_EQ(0, bpfa_lower(&env, nohelper, N(nohelper), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, nohelper, ARRAY_SIZE(nohelper), &r));
 	ASSERT_EQ(1, r.placeholders);
 	free_res(&env, &r);
 	LOWER_ERR(env, esc, -EINVAL, 8,
@@ -660,32 +620,34 @@ TEST(ldimm64)
 {
 	struct bpfa_lower_env env = env_default();
 	struct bpf_insn prog[] = {
-		LD_ARENA(1), LD64(2, BPF_PSEUDO_MAP_IDX, ARENA_FD, 0),
-		LD64(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, 0x1234),
-		LD64(4, BPF_PSEUDO_MAP_IDX_VALUE, ARENA_FD, 0),
-		LD64(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0), LD64(6, BPF_PSEUDO_MAP_VALUE, OTHER_FD, 8),
-		LD64_IMM(7, 0x1122334455667788ull), LD64(8, BPF_PSEUDO_BTF_ID, 99, 0),
-		EXIT,
+		I_LD_MAP_FD(1, ARENA_FD), I_LD_IMM64_PAIR(2, BPF_PSEUDO_MAP_IDX, ARENA_FD, 0),
+		I_LD_IMM64_PAIR(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, 0x1234),
+		I_LD_IMM64_PAIR(4, BPF_PSEUDO_MAP_IDX_VALUE, ARENA_FD, 0),
+		I_LD_IMM64_PAIR(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0),
+		I_LD_IMM64_PAIR(6, BPF_PSEUDO_MAP_VALUE, OTHER_FD, 8),
+		I_LD_IMM64(7, 0x1122334455667788ull), I_LD_IMM64_PAIR(8, BPF_PSEUDO_BTF_ID, 99, 0),
+		I_EXIT(),
 	};
 	struct bpf_insn exp[] = {
-		LD64_IMM(1, 0), LD64_IMM(2, 0), LD64_IMM(3, UVM + 0x1234), LD64_IMM(4, UVM),
-		LD64(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0), LD64(6, BPF_PSEUDO_MAP_VALUE, OTHER_FD, 8),
-		LD64_IMM(7, 0x1122334455667788ull), LD64(8, BPF_PSEUDO_BTF_ID, 99, 0),
-		EXIT,
+		I_LD_IMM64(1, 0), I_LD_IMM64(2, 0), I_LD_IMM64(3, UVM + 0x1234), I_LD_IMM64(4, UVM),
+		I_LD_IMM64_PAIR(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0),
+		I_LD_IMM64_PAIR(6, BPF_PSEUDO_MAP_VALUE, OTHER_FD, 8),
+		I_LD_IMM64(7, 0x1122334455667788ull), I_LD_IMM64_PAIR(8, BPF_PSEUDO_BTF_ID, 99, 0),
+		I_EXIT(),
 	};
-	struct bpf_insn oor[] = { MOV64_IMM(0, 0),
-				  LD64(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, (int32_t)ARENA_SIZE + 1),
-				  EXIT };
-	struct bpf_insn plain[] = { LD64(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0), EXIT };
+	struct bpf_insn oor[] = { I_MOV64_IMM(0, 0),
+				  I_LD_IMM64_PAIR(3, BPF_PSEUDO_MAP_VALUE, ARENA_FD, (int32_t)ARENA_SIZE + 1),
+				  I_EXIT() };
+	struct bpf_insn plain[] = { I_LD_IMM64_PAIR(5, BPF_PSEUDO_MAP_FD, OTHER_FD, 0), I_EXIT() };
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 0);
 	LOWER_ERR(env, oor, -ERANGE, 1, "bpf_arena: insn 1: invalid access to map value "
 		  "pointer, value_size=0 off=1048577\n");
-	ASSERT_EQ(0, bpfa_lower(&env, plain, N(plain), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, plain, ARRAY_SIZE(plain), &r));
 	ASSERT_FALSE(r.uses_arena);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r));
 	ASSERT_TRUE(r.uses_arena);
 	free_res(&env, &r);
 }
@@ -693,8 +655,8 @@ TEST(ldimm64)
 TEST(incomplete_ldimm64)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn p1[] = { EXIT, I(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0) };
-	struct bpf_insn p2[] = { I(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0), EXIT };
+	struct bpf_insn p1[] = { I_EXIT(), I_RAW(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0) };
+	struct bpf_insn p2[] = { I_RAW(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0), I_EXIT() };
 
 	LOWER_ERR(env, p1, -EINVAL, 1, "bpf_arena: insn 1: invalid ld_imm64\n");
 	LOWER_ERR(env, p2, -EINVAL, 0, "bpf_arena: insn 0: invalid ld_imm64\n");
@@ -706,32 +668,36 @@ TEST(arena_kfuncs)
 {
 	struct bpfa_lower_env env = env_default();
 	struct bpf_insn prog[] = {
-		LD_ARENA(1), JMP_IMM(BPF_JEQ, 6, 0, 2),	/* to the alloc call */
-		MOV64_IMM(2, 0), MOV64_IMM(3, 1),
-		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 5, KF_ALLOC_ID),
-		MOV64_REG(2, 0), LD_ARENA(1), MOV64_IMM(3, 1), KCALL(KF_FREE_ID),
-		KCALL(77), EXIT,
+		I_LD_MAP_FD(1, ARENA_FD), I_JMP_IMM(BPF_JEQ, 6, 0, 2),	/* to the alloc call */
+		I_MOV64_IMM(2, 0), I_MOV64_IMM(3, 1),
+		I_RAW(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 5, KF_ALLOC_ID),
+		I_MOV64_REG(2, 0), I_LD_MAP_FD(1, ARENA_FD), I_MOV64_IMM(3, 1), I_CALL_KFUNC(KF_FREE_ID, 0),
+		I_CALL_KFUNC(77, 0), I_EXIT(),
 	};
 	struct bpf_insn exp[] = {
-		LD64_IMM(1, 0), JMP_IMM(BPF_JEQ, 6, 0, 2),
-		MOV64_IMM(2, 0), MOV64_IMM(3, 1),
-		LD_COMP(1), I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 5, PH_ALLOC_ID),
-		MOV64_REG(2, 0), LD64_IMM(1, 0), MOV64_IMM(3, 1), LD_COMP(1), KCALL(PH_FREE_ID),
-		KCALL(77), EXIT,
+		I_LD_IMM64(1, 0), I_JMP_IMM(BPF_JEQ, 6, 0, 2),
+		I_MOV64_IMM(2, 0), I_MOV64_IMM(3, 1),
+		I_LD_MAP_VALUE(1, COMP_FD, 0),
+		I_RAW(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 5, PH_ALLOC_ID),
+		I_MOV64_REG(2, 0), I_LD_IMM64(1, 0), I_MOV64_IMM(3, 1), I_LD_MAP_VALUE(1, COMP_FD, 0),
+		I_CALL_KFUNC(PH_FREE_ID, 0),
+		I_CALL_KFUNC(77, 0), I_EXIT(),
 	};
-	struct bpf_insn nomap[] = { MOV64_IMM(1, 0), KCALL(KF_ALLOC_ID), EXIT };
-	struct bpf_insn nomap2[] = { LD_ARENA(2), KCALL(KF_FREE_ID), EXIT };
+	struct bpf_insn nomap[] = { I_MOV64_IMM(1, 0), I_CALL_KFUNC(KF_ALLOC_ID, 0), I_EXIT() };
+	struct bpf_insn nomap2[] = { I_LD_MAP_FD(2, ARENA_FD), I_CALL_KFUNC(KF_FREE_ID, 0), I_EXIT() };
 	/* r1 is clobbered by a call */
-	struct bpf_insn clob[] = { LD_ARENA(1), CALL(5), KCALL(KF_FREE_ID), EXIT };
-	struct bpf_insn sleep[] = { LD_ARENA(1), KCALL(KF_ALLOC_ID), EXIT };
-	struct bpf_insn ctxmap[] = { LDX(BPF_DW, 6, 1, 8), MOV64_REG(1, 6), KCALL(KF_ALLOC_ID), EXIT };
+	struct bpf_insn clob[] = { I_LD_MAP_FD(1, ARENA_FD), I_CALL_HELPER(5), I_CALL_KFUNC(KF_FREE_ID, 0),
+				   I_EXIT() };
+	struct bpf_insn sleep[] = { I_LD_MAP_FD(1, ARENA_FD), I_CALL_KFUNC(KF_ALLOC_ID, 0), I_EXIT() };
+	struct bpf_insn ctxmap[] = { I_LDX(BPF_DW, 6, 1, 8), I_MOV64_REG(1, 6),
+				     I_CALL_KFUNC(KF_ALLOC_ID, 0), I_EXIT() };
 	struct bpf_insn walked[] = {
-		LDX(BPF_DW, 1, 1, 8), LDX(BPF_DW, 1, 1, 8), KCALL(KF_ALLOC_ID), EXIT,
+		I_LDX(BPF_DW, 1, 1, 8), I_LDX(BPF_DW, 1, 1, 8), I_CALL_KFUNC(KF_ALLOC_ID, 0), I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 
 	LOWER_EXPECT(env, prog, exp, 0);
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r));
 	ASSERT_EQ(5, r.new_idx[5]);	/* the call's sequence starts at the new ld_imm64 */
 	ASSERT_EQ(2, r.insns[2].off);	/* so the jump lands on it */
 	ASSERT_EQ(8, r.new_idx[6]);
@@ -741,25 +707,25 @@ TEST(arena_kfuncs)
 	 * R1 not the arena map: the map variant, checked by the verifier (type)
 	 * and at run time (ops); flagged untrusted unless it is a context field.
 	 */
-	ASSERT_EQ(0, bpfa_lower(&env, nomap, N(nomap), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, nomap, ARRAY_SIZE(nomap), &r));
 	ASSERT_EQ(3, r.len);
 	ASSERT_EQ(MAP_ALLOC_ID, r.insns[1].imm);
 	ASSERT_TRUE(r.untrusted_map_arg);
 	ASSERT_EQ(1, r.untrusted_insn);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, nomap2, N(nomap2), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, nomap2, ARRAY_SIZE(nomap2), &r));
 	ASSERT_EQ(MAP_FREE_ID, r.insns[2].imm);
 	ASSERT_TRUE(r.untrusted_map_arg);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, clob, N(clob), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, clob, ARRAY_SIZE(clob), &r));
 	ASSERT_TRUE(r.untrusted_map_arg);
 	ASSERT_EQ(3, r.untrusted_insn);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, ctxmap, N(ctxmap), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, ctxmap, ARRAY_SIZE(ctxmap), &r));
 	ASSERT_EQ(MAP_ALLOC_ID, r.insns[2].imm);
 	ASSERT_FALSE(r.untrusted_map_arg);	/* ctx->map, through a move */
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, walked, N(walked), &r));
+	ASSERT_EQ(0, bpfa_lower(&env, walked, ARRAY_SIZE(walked), &r));
 	ASSERT_TRUE(r.untrusted_map_arg);	/* ctx->map->inner_map_meta */
 	free_res(&env, &r);
 	env.sleepable = false;
@@ -774,23 +740,23 @@ TEST(jump_fixups)
 {
 	struct bpfa_lower_env env = env_default();
 	struct bpf_insn prog[] = {
-		/* 0 */ CAST_KERN(1, 1),
-		/* 1 */ JMP_IMM(BPF_JEQ, 2, 0, 3),		/* -> 5 */
-		/* 2 */ LDX(BPF_DW, 0, 1, 0),
-		/* 3 */ I(BPF_JMP32 | BPF_JSGT, 2, 0, 2, 7),	/* -> 6 */
-		/* 4 */ STX(BPF_DW, 1, 2, 0),
-		/* 5 */ GOTOL(1),				/* -> 7 */
-		/* 6 */ ST(BPF_B, 1, 0, 1),
-		/* 7 */ JMP_IMM(BPF_JNE, 2, 0, -6),		/* -> 2 (loop) */
-		/* 8 */ JA(-7),					/* -> 2 */
+		/* 0 */ I_CAST_KERN(1, 1),
+		/* 1 */ I_JMP_IMM(BPF_JEQ, 2, 0, 3),		/* -> 5 */
+		/* 2 */ I_LDX(BPF_DW, 0, 1, 0),
+		/* 3 */ I_RAW(BPF_JMP32 | BPF_JSGT, 2, 0, 2, 7),	/* -> 6 */
+		/* 4 */ I_STX(BPF_DW, 1, 2, 0),
+		/* 5 */ I_GOTOL(1),				/* -> 7 */
+		/* 6 */ I_ST(BPF_B, 1, 0, 1),
+		/* 7 */ I_JMP_IMM(BPF_JNE, 2, 0, -6),		/* -> 2 (loop) */
+		/* 8 */ I_JA(-7),					/* -> 2 */
 	};
 	static const __u32 idx[] = { 0, 1, 2, 7, 8, 13, 14, 19, 20, 21 };
 	struct bpfa_lower_result r;
 	unsigned int i;
 
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(21, r.len);
-	for (i = 0; i < N(idx); i++)
+	for (i = 0; i < ARRAY_SIZE(idx); i++)
 		ASSERT_EQ(idx[i], r.new_idx[i]);
 	ASSERT_EQ(3, r.placeholders);
 	ASSERT_EQ(2 + 5 + 1 + 5 - 1 - 1, r.insns[1].off);	/* 1 -> 13 */
@@ -807,21 +773,21 @@ TEST(call_and_callback_fixups)
 {
 	struct bpfa_lower_env env = env_default();
 	struct bpf_insn prog[] = {
-		/* 0 */ CAST_KERN(1, 1),
-		/* 1 */ LDX(BPF_W, 0, 1, 0),
-		/* 2 */ PCALL(4),			/* -> 7 */
-		/* 3 */ LD64(2, BPF_PSEUDO_FUNC, 0, 0),	/* imm patched below: -> 9 */
-		/* 5 */ CALL(181),			/* bpf_loop */
-		/* 6 */ EXIT,
-		/* 7 */ LDX(BPF_W, 0, 1, 0),		/* callee: r1 arena from the caller */
-		/* 8 */ EXIT,
-		/* 9 */ LDX(BPF_W, 0, 2, 0),		/* callback: r2 is a scalar */
-		/* 10 */ EXIT,
+		/* 0 */ I_CAST_KERN(1, 1),
+		/* 1 */ I_LDX(BPF_W, 0, 1, 0),
+		/* 2 */ I_CALL_REL(4),			/* -> 7 */
+		/* 3 */ I_LD_IMM64_PAIR(2, BPF_PSEUDO_FUNC, 0, 0),	/* imm patched below: -> 9 */
+		/* 5 */ I_CALL_HELPER(181),			/* bpf_loop */
+		/* 6 */ I_EXIT(),
+		/* 7 */ I_LDX(BPF_W, 0, 1, 0),		/* callee: r1 arena from the caller */
+		/* 8 */ I_EXIT(),
+		/* 9 */ I_LDX(BPF_W, 0, 2, 0),		/* callback: r2 is a scalar */
+		/* 10 */ I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 
 	prog[3].imm = 9 - 3 - 1;
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(2, r.placeholders);
 	ASSERT_EQ(6, r.new_idx[2]);
 	ASSERT_EQ(11, r.new_idx[7]);
@@ -829,7 +795,7 @@ TEST(call_and_callback_fixups)
 	ASSERT_EQ(11 - 6 - 1, r.insns[6].imm);
 	ASSERT_EQ(BPF_PSEUDO_FUNC, (int)r.insns[7].src_reg);
 	ASSERT_EQ(17 - 7 - 1, r.insns[7].imm);
-	ASSERT_EQ(LDX(BPF_W, 0, 2, 0).code, r.insns[17].code);
+	ASSERT_EQ(I_LDX(BPF_W, 0, 2, 0).code, r.insns[17].code);
 	ASSERT_EQ(2, (int)r.insns[17].src_reg);
 	free_res(&env, &r);
 }
@@ -839,35 +805,35 @@ TEST(subprog_types)
 	struct bpfa_lower_env env = env_default();
 	/* callee returns an arena pointer in r0; r6 survives the call, r1 does not */
 	struct bpf_insn prog[] = {
-		/* 0 */ CAST_KERN(6, 6),
-		/* 1 */ PCALL(6),		/* -> 8 */
-		/* 2 */ LDX(BPF_W, 2, 0, 0),	/* arena (callee's r0) */
-		/* 3 */ LDX(BPF_W, 2, 6, 0),	/* arena (callee-saved) */
-		/* 4 */ CAST_KERN(1, 1),
-		/* 5 */ PCALL(2),		/* -> 8 */
-		/* 6 */ LDX(BPF_W, 2, 1, 0),	/* r1 clobbered: not arena */
-		/* 7 */ EXIT,
-		/* 8 */ CAST_KERN(0, 3),
-		/* 9 */ EXIT,
+		/* 0 */ I_CAST_KERN(6, 6),
+		/* 1 */ I_CALL_REL(6),		/* -> 8 */
+		/* 2 */ I_LDX(BPF_W, 2, 0, 0),	/* arena (callee's r0) */
+		/* 3 */ I_LDX(BPF_W, 2, 6, 0),	/* arena (callee-saved) */
+		/* 4 */ I_CAST_KERN(1, 1),
+		/* 5 */ I_CALL_REL(2),		/* -> 8 */
+		/* 6 */ I_LDX(BPF_W, 2, 1, 0),	/* r1 clobbered: not arena */
+		/* 7 */ I_EXIT(),
+		/* 8 */ I_CAST_KERN(0, 3),
+		/* 9 */ I_EXIT(),
 	};
 	/* two callers disagree on r1: the callee's access is ambiguous */
 	struct bpf_insn mix[] = {
-		/* 0 */ CAST_KERN(1, 1),
-		/* 1 */ PCALL(5),		/* -> 7 with an arena pointer */
-		/* 2 */ CALL(1),
-		/* 3 */ MOV64_REG(1, 0),	/* a helper's result: not an arena pointer */
-		/* 4 */ PCALL(2),		/* -> 7 */
-		/* 5 */ MOV64_IMM(0, 0),
-		/* 6 */ EXIT,
-		/* 7 */ LDX(BPF_W, 0, 1, 0),
-		/* 8 */ EXIT,
+		/* 0 */ I_CAST_KERN(1, 1),
+		/* 1 */ I_CALL_REL(5),		/* -> 7 with an arena pointer */
+		/* 2 */ I_CALL_HELPER(1),
+		/* 3 */ I_MOV64_REG(1, 0),	/* a helper's result: not an arena pointer */
+		/* 4 */ I_CALL_REL(2),		/* -> 7 */
+		/* 5 */ I_MOV64_IMM(0, 0),
+		/* 6 */ I_EXIT(),
+		/* 7 */ I_LDX(BPF_W, 0, 1, 0),
+		/* 8 */ I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 
-	ASSERT_EQ(0, bpfa_lower(&env, prog, N(prog), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, prog, ARRAY_SIZE(prog), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(2, r.placeholders);
 	ASSERT_EQ(2 + 5 + 5, r.new_idx[4]);
-	ASSERT_EQ(LDX(BPF_W, 2, 1, 0).code, r.insns[r.new_idx[6]].code);
+	ASSERT_EQ(I_LDX(BPF_W, 2, 1, 0).code, r.insns[r.new_idx[6]].code);
 	ASSERT_EQ(1, (int)r.insns[r.new_idx[6]].src_reg);
 	free_res(&env, &r);
 	LOWER_ERR(env, mix, -EINVAL, 7,
@@ -880,83 +846,83 @@ TEST(null_and_unset_join_arena_pointers)
 	struct bpfa_lower_env env = env_default();
 	/* static subprog returning NULL or an arena pointer, dereferenced after a check */
 	struct bpf_insn ret_null[] = {
-		/* 0 */ PCALL(4),		/* -> 5 */
-		/* 1 */ JMP_IMM(BPF_JEQ, 0, 0, 1),
-		/* 2 */ LDX(BPF_W, 0, 0, 0),	/* arena access */
-		/* 3 */ MOV64_IMM(0, 0),
-		/* 4 */ EXIT,
-		/* 5 */ MOV64_IMM(0, 0),
-		/* 6 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
-		/* 7 */ CAST_KERN(0, 1),
-		/* 8 */ EXIT,
+		/* 0 */ I_CALL_REL(4),		/* -> 5 */
+		/* 1 */ I_JMP_IMM(BPF_JEQ, 0, 0, 1),
+		/* 2 */ I_LDX(BPF_W, 0, 0, 0),	/* arena access */
+		/* 3 */ I_MOV64_IMM(0, 0),
+		/* 4 */ I_EXIT(),
+		/* 5 */ I_MOV64_IMM(0, 0),
+		/* 6 */ I_JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 7 */ I_CAST_KERN(0, 1),
+		/* 8 */ I_EXIT(),
 	};
 	/* r2 unset on one path, an arena pointer on the other */
 	struct bpf_insn unset[] = {
-		/* 0 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
-		/* 1 */ CAST_KERN(2, 1),
-		/* 2 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
-		/* 3 */ LDX(BPF_W, 0, 2, 0),
-		/* 4 */ MOV64_IMM(0, 0),
-		/* 5 */ EXIT,
+		/* 0 */ I_JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 1 */ I_CAST_KERN(2, 1),
+		/* 2 */ I_JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 3 */ I_LDX(BPF_W, 0, 2, 0),
+		/* 4 */ I_MOV64_IMM(0, 0),
+		/* 5 */ I_EXIT(),
 	};
 	/* r1 clobbered by a helper call on one path, an arena pointer on the other */
 	struct bpf_insn clobbered[] = {
-		/* 0 */ MOV64_REG(6, 1),
-		/* 1 */ JMP_IMM(BPF_JEQ, 6, 0, 2),
-		/* 2 */ CALL(1),
-		/* 3 */ JA(1),
-		/* 4 */ CAST_KERN(1, 6),
-		/* 5 */ JMP_IMM(BPF_JNE, 6, 0, 1),
-		/* 6 */ LDX(BPF_W, 0, 1, 0),	/* arena access */
-		/* 7 */ MOV64_IMM(0, 0),
-		/* 8 */ EXIT,
+		/* 0 */ I_MOV64_REG(6, 1),
+		/* 1 */ I_JMP_IMM(BPF_JEQ, 6, 0, 2),
+		/* 2 */ I_CALL_HELPER(1),
+		/* 3 */ I_JA(1),
+		/* 4 */ I_CAST_KERN(1, 6),
+		/* 5 */ I_JMP_IMM(BPF_JNE, 6, 0, 1),
+		/* 6 */ I_LDX(BPF_W, 0, 1, 0),	/* arena access */
+		/* 7 */ I_MOV64_IMM(0, 0),
+		/* 8 */ I_EXIT(),
 	};
 	/* a constant or a context pointer: not an arena access, left alone */
 	struct bpf_insn const_none[] = {
-		/* 0 */ MOV64_IMM(2, 0),
-		/* 1 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
-		/* 2 */ MOV64_REG(2, 1),
-		/* 3 */ LDX(BPF_W, 0, 2, 0),
-		/* 4 */ EXIT,
+		/* 0 */ I_MOV64_IMM(2, 0),
+		/* 1 */ I_JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 2 */ I_MOV64_REG(2, 1),
+		/* 3 */ I_LDX(BPF_W, 0, 2, 0),
+		/* 4 */ I_EXIT(),
 	};
 	/* a spilled NULL filled back joins an arena pointer */
 	struct bpf_insn spill_null[] = {
-		/* 0 */ MOV64_IMM(3, 0),
-		/* 1 */ STX(BPF_DW, 10, 3, -8),
-		/* 2 */ JMP_IMM(BPF_JEQ, 1, 0, 2),
-		/* 3 */ CAST_KERN(3, 1),
-		/* 4 */ STX(BPF_DW, 10, 3, -8),
-		/* 5 */ LDX(BPF_DW, 4, 10, -8),
-		/* 6 */ JMP_IMM(BPF_JEQ, 4, 0, 1),
-		/* 7 */ LDX(BPF_DW, 0, 4, 0),
-		/* 8 */ MOV64_IMM(0, 0),
-		/* 9 */ EXIT,
+		/* 0 */ I_MOV64_IMM(3, 0),
+		/* 1 */ I_STX(BPF_DW, 10, 3, -8),
+		/* 2 */ I_JMP_IMM(BPF_JEQ, 1, 0, 2),
+		/* 3 */ I_CAST_KERN(3, 1),
+		/* 4 */ I_STX(BPF_DW, 10, 3, -8),
+		/* 5 */ I_LDX(BPF_DW, 4, 10, -8),
+		/* 6 */ I_JMP_IMM(BPF_JEQ, 4, 0, 1),
+		/* 7 */ I_LDX(BPF_DW, 0, 4, 0),
+		/* 8 */ I_MOV64_IMM(0, 0),
+		/* 9 */ I_EXIT(),
 	};
 	/* an arena pointer and a context pointer still may not meet */
 	struct bpf_insn ctx_mix[] = {
-		/* 0 */ MOV64_REG(2, 1),
-		/* 1 */ JMP_IMM(BPF_JEQ, 1, 0, 1),
-		/* 2 */ CAST_KERN(2, 1),
-		/* 3 */ LDX(BPF_W, 0, 2, 0),
-		/* 4 */ EXIT,
+		/* 0 */ I_MOV64_REG(2, 1),
+		/* 1 */ I_JMP_IMM(BPF_JEQ, 1, 0, 1),
+		/* 2 */ I_CAST_KERN(2, 1),
+		/* 3 */ I_LDX(BPF_W, 0, 2, 0),
+		/* 4 */ I_EXIT(),
 	};
 	struct bpfa_lower_result r;
 
-	ASSERT_EQ(0, bpfa_lower(&env, ret_null, N(ret_null), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, ret_null, ARRAY_SIZE(ret_null), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(1, r.placeholders);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, unset, N(unset), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, unset, ARRAY_SIZE(unset), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(1, r.placeholders);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, clobbered, N(clobbered), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, clobbered, ARRAY_SIZE(clobbered), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(1, r.placeholders);
 	ASSERT_EQ(BPF_LDX | BPF_MEM | BPF_W, r.insns[r.new_idx[6] + 4].code);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, const_none, N(const_none), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, const_none, ARRAY_SIZE(const_none), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(0, r.placeholders);
-	ASSERT_EQ(N(const_none), r.len);
+	ASSERT_EQ(ARRAY_SIZE(const_none), r.len);
 	free_res(&env, &r);
-	ASSERT_EQ(0, bpfa_lower(&env, spill_null, N(spill_null), &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, bpfa_lower(&env, spill_null, ARRAY_SIZE(spill_null), &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(1, r.placeholders);
 	free_res(&env, &r);
 	LOWER_ERR(env, ctx_mix, -EINVAL, 3,
@@ -966,13 +932,13 @@ TEST(null_and_unset_join_arena_pointers)
 TEST(structure_errors)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn out[] = { MOV64_IMM(0, 0), JA(5), EXIT };
-	struct bpf_insn neg[] = { MOV64_IMM(0, 0), JMP_IMM(BPF_JEQ, 0, 0, -3), EXIT };
-	struct bpf_insn mid[] = { JA(1), LD64_IMM(0, 1), EXIT };
-	struct bpf_insn pcall[] = { PCALL(5), EXIT };
-	struct bpf_insn fall[] = { MOV64_IMM(0, 0) };
-	struct bpf_insn fall2[] = { PCALL(1), EXIT, MOV64_IMM(0, 0), PCALL(-4) };
-	struct bpf_insn cross[] = { PCALL(2), JA(2), EXIT, MOV64_IMM(0, 0), EXIT };
+	struct bpf_insn out[] = { I_MOV64_IMM(0, 0), I_JA(5), I_EXIT() };
+	struct bpf_insn neg[] = { I_MOV64_IMM(0, 0), I_JMP_IMM(BPF_JEQ, 0, 0, -3), I_EXIT() };
+	struct bpf_insn mid[] = { I_JA(1), I_LD_IMM64(0, 1), I_EXIT() };
+	struct bpf_insn pcall[] = { I_CALL_REL(5), I_EXIT() };
+	struct bpf_insn fall[] = { I_MOV64_IMM(0, 0) };
+	struct bpf_insn fall2[] = { I_CALL_REL(1), I_EXIT(), I_MOV64_IMM(0, 0), I_CALL_REL(-4) };
+	struct bpf_insn cross[] = { I_CALL_REL(2), I_JA(2), I_EXIT(), I_MOV64_IMM(0, 0), I_EXIT() };
 	struct bpfa_lower_result r;
 
 	LOWER_ERR(env, out, -EINVAL, 1,
@@ -1003,17 +969,19 @@ TEST(structure_errors)
 TEST(instruction_predicates)
 {
 	struct bpfa_lower_env env = env_default();
-	struct bpf_insn exit32 = I(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0);
-	struct bpf_insn exitx = I(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0);
-	struct bpf_insn exit32x = I(BPF_JMP32 | BPF_EXIT | BPF_X, 0, 0, 0, 0);
-	struct bpf_insn exitf = I(BPF_JMP | BPF_EXIT, 1, 2, 3, 4);
-	struct bpf_insn ld[] = { LD_ARENA(1) }, pfunc[] = { LD64(2, BPF_PSEUDO_FUNC, 3, 0) };
-	struct bpf_insn ldv[] = { LD64(1, BPF_PSEUDO_MAP_IDX_VALUE, 0, 0) };
-	struct bpf_insn ldk[] = { LD64_IMM(1, 5) };
-	struct bpf_insn e = EXIT, ja = JA(1), gotol = GOTOL(1), pcall = PCALL(1), call = CALL(1);
-	struct bpf_insn ck = CAST_KERN(1, 1), cu1 = CAST_USER_V1(1, 1), mov = MOV64_REG(1, 1);
-	struct bpf_insn last32[] = { MOV64_IMM(0, 0), I(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0) };
-	struct bpf_insn lastx[] = { MOV64_IMM(0, 0), I(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0) };
+	struct bpf_insn exit32 = I_RAW(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0);
+	struct bpf_insn exitx = I_RAW(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0);
+	struct bpf_insn exit32x = I_RAW(BPF_JMP32 | BPF_EXIT | BPF_X, 0, 0, 0, 0);
+	struct bpf_insn exitf = I_RAW(BPF_JMP | BPF_EXIT, 1, 2, 3, 4);
+	struct bpf_insn ld[] = { I_LD_MAP_FD(1, ARENA_FD) };
+	struct bpf_insn pfunc[] = { I_LD_IMM64_PAIR(2, BPF_PSEUDO_FUNC, 3, 0) };
+	struct bpf_insn ldv[] = { I_LD_IMM64_PAIR(1, BPF_PSEUDO_MAP_IDX_VALUE, 0, 0) };
+	struct bpf_insn ldk[] = { I_LD_IMM64(1, 5) };
+	struct bpf_insn e = I_EXIT(), ja = I_JA(1), gotol = I_GOTOL(1), pcall = I_CALL_REL(1);
+	struct bpf_insn call = I_CALL_HELPER(1);
+	struct bpf_insn ck = I_CAST_KERN(1, 1), cu1 = I_CAST(1, 1, 2, 1), mov = I_MOV64_REG(1, 1);
+	struct bpf_insn last32[] = { I_MOV64_IMM(0, 0), I_RAW(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0) };
+	struct bpf_insn lastx[] = { I_MOV64_IMM(0, 0), I_RAW(BPF_JMP | BPF_EXIT | BPF_X, 0, 0, 0, 0) };
 
 	ASSERT_TRUE(bpfa_is_exit(&e));
 	ASSERT_TRUE(bpfa_is_exit(&exitf));	/* reserved fields: the verifier's refusal */
@@ -1053,17 +1021,17 @@ TEST(jump_out_of_range_after_lowering)
 	struct bpfa_lower_result r;
 
 	ASSERT_NE(NULL, p);
-	p[0] = CAST_KERN(1, 1);
-	p[1] = JMP_IMM(BPF_JEQ, 2, 0, n - 4);	/* -> n - 2 */
+	p[0] = I_CAST_KERN(1, 1);
+	p[1] = I_JMP_IMM(BPF_JEQ, 2, 0, n - 4);	/* -> n - 2 */
 	for (i = 2; i < n - 1; i++)
-		p[i] = LDX(BPF_DW, 0, 1, 0);
-	p[n - 1] = EXIT;
+		p[i] = I_LDX(BPF_DW, 0, 1, 0);
+	p[n - 1] = I_EXIT();
 	ASSERT_EQ(-EINVAL, bpfa_lower(&env, p, n, &r));
 	ASSERT_EQ(1, r.err_insn);
 	ASSERT_STREQ("bpf_arena: insn 1: jump out of range after arena lowering\n", r.msg);
 	ASSERT_EQ(0, live_allocs);
 	/* gotol has the range */
-	p[1] = GOTOL(n - 4);
+	p[1] = I_GOTOL(n - 4);
 	ASSERT_EQ(0, bpfa_lower(&env, p, n, &r)) TH_LOG("%s", r.msg);
 	ASSERT_EQ(r.new_idx[n - 2] - r.new_idx[1] - 1, (__u32)r.insns[r.new_idx[1]].imm);
 	free_res(&env, &r);
@@ -1078,10 +1046,10 @@ TEST(too_big_after_lowering)
 	struct bpfa_lower_result r;
 
 	ASSERT_NE(NULL, p);
-	p[0] = CAST_KERN(1, 1);
+	p[0] = I_CAST_KERN(1, 1);
 	for (i = 1; i < n - 1; i++)
-		p[i] = LDX(BPF_DW, 0, 1, 0);
-	p[n - 1] = EXIT;
+		p[i] = I_LDX(BPF_DW, 0, 1, 0);
+	p[n - 1] = I_EXIT();
 	ASSERT_EQ(-E2BIG, bpfa_lower(&env, p, n, &r));
 	ASSERT_EQ(200000, r.err_insn);
 	ASSERT_STREQ("bpf_arena: insn 200000: program is too large after arena lowering "
@@ -1103,32 +1071,32 @@ TEST(large_program)
 	ASSERT_NE(NULL, p);
 	for (s = 0; s < nsub; s++) {
 		base = s * per;
-		p[base] = CAST_KERN(6, 1);
+		p[base] = I_CAST_KERN(6, 1);
 		for (i = base + 1; i < base + per - 2; i++) {
 			switch (i % 8) {
 			case 0:
-				p[i] = JMP_IMM(BPF_JGT, 2, 3, 2);
+				p[i] = I_JMP_IMM(BPF_JGT, 2, 3, 2);
 				break;
 			case 1:
-				p[i] = LDX(BPF_W, 3, 6, 4);
+				p[i] = I_LDX(BPF_W, 3, 6, 4);
 				break;
 			case 2:
-				p[i] = STX(BPF_DW, 10, 6, -8 * (int)(i % 64 + 1));
+				p[i] = I_STX(BPF_DW, 10, 6, -8 * (int)(i % 64 + 1));
 				break;
 			case 5:
-				p[i] = JMP_IMM(BPF_JNE, 3, 0, -4);
+				p[i] = I_JMP_IMM(BPF_JNE, 3, 0, -4);
 				break;
 			default:
-				p[i] = ALU64_IMM(BPF_ADD, 2, 1);
+				p[i] = I_ALU64_IMM(BPF_ADD, 2, 1);
 				break;
 			}
 		}
 		if (s + 1 < nsub) {
-			p[base + per - 2] = PCALL(1);	/* -> next subprogram */
-			p[base + per - 1] = EXIT;
+			p[base + per - 2] = I_CALL_REL(1);	/* -> next subprogram */
+			p[base + per - 1] = I_EXIT();
 		} else {
-			p[base + per - 2] = MOV64_IMM(0, 0);
-			p[base + per - 1] = EXIT;
+			p[base + per - 2] = I_MOV64_IMM(0, 0);
+			p[base + per - 1] = I_EXIT();
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1147,16 +1115,16 @@ TEST(large_program)
 /* ================= raise ================= */
 
 static const struct bpf_insn all_kinds[] = {
-	CAST_KERN(1, 2), LDX(BPF_H, 3, 1, 2), STX(BPF_B, 1, 4, -1), ST(BPF_W, 1, 6, 0x7fffffff),
-	ATOM(BPF_W, 1, 5, 8, BPF_XOR), ATOM(BPF_DW, 1, 5, 8, BPF_XCHG),
-	ATOM(BPF_W, 1, 5, 8, BPF_CMPXCHG), CAST_USER(7, 1), MOV64_IMM(0, 0), EXIT,
+	I_CAST_KERN(1, 2), I_LDX(BPF_H, 3, 1, 2), I_STX(BPF_B, 1, 4, -1), I_ST(BPF_W, 1, 6, 0x7fffffff),
+	I_ATOMIC(BPF_W, BPF_XOR, 1, 5, 8), I_ATOMIC(BPF_DW, BPF_XCHG, 1, 5, 8),
+	I_ATOMIC(BPF_W, BPF_CMPXCHG, 1, 5, 8), I_CAST_USER(7, 1), I_MOV64_IMM(0, 0), I_EXIT(),
 };
 
 TEST(raise_round_trip_all_kinds)
 {
 	struct bpfa_lower_env env = env_default();
 
-	round_trip(_metadata, &env, all_kinds, N(all_kinds), NULL, 0);
+	round_trip(_metadata, &env, all_kinds, ARRAY_SIZE(all_kinds), NULL, 0);
 }
 
 static struct bpf_insn *lowered_all_kinds(struct __test_metadata *_metadata,
@@ -1164,7 +1132,7 @@ static struct bpf_insn *lowered_all_kinds(struct __test_metadata *_metadata,
 {
 	struct bpfa_lower_env env = env_default();
 
-	EXPECT_EQ(0, bpfa_lower(&env, all_kinds, N(all_kinds), r));
+	EXPECT_EQ(0, bpfa_lower(&env, all_kinds, ARRAY_SIZE(all_kinds), r));
 	EXPECT_EQ(7, r->placeholders);
 	resolve_companion(r->insns, r->len);
 	return r->insns;
@@ -1176,7 +1144,7 @@ TEST(raise_refuses_jump_into_placeholder)
 	struct bpfa_lower_result r;
 	struct bpfa_raise_result rr;
 	struct bpf_insn *p, *copy;
-	__u32 len, start, k, j, n = N(all_kinds);
+	__u32 len, start, k, j, n = ARRAY_SIZE(all_kinds);
 
 	p = lowered_all_kinds(_metadata, &r);
 	len = r.len;
@@ -1187,7 +1155,7 @@ TEST(raise_refuses_jump_into_placeholder)
 		start = r.new_idx[k];
 		for (j = start + 1; j < r.new_idx[k + 1]; j++) {
 			memcpy(copy, p, len * sizeof(*copy));
-			copy[len - 2] = JMP_IMM(BPF_JEQ, 0, 0, (int)j - (int)(len - 2) - 1);
+			copy[len - 2] = I_JMP_IMM(BPF_JEQ, 0, 0, (int)j - (int)(len - 2) - 1);
 			ASSERT_EQ(-EINVAL, bpfa_raise(&renv, copy, len, &rr));
 			ASSERT_EQ(len - 2, rr.err_insn);
 			ASSERT_EQ(0, memcmp(copy, p, (len - 2) * sizeof(*copy)));
@@ -1199,12 +1167,12 @@ TEST(raise_refuses_jump_into_placeholder)
 				ASSERT_STREQ(m, rr.msg);
 			}
 			/* gotol too */
-			copy[len - 2] = GOTOL((int)j - (int)(len - 2) - 1);
+			copy[len - 2] = I_GOTOL((int)j - (int)(len - 2) - 1);
 			ASSERT_EQ(-EINVAL, bpfa_raise(&renv, copy, len, &rr));
 		}
 		/* a jump to the start is fine */
 		memcpy(copy, p, len * sizeof(*copy));
-		copy[len - 2] = JMP_IMM(BPF_JEQ, 0, 0, (int)start - (int)(len - 2) - 1);
+		copy[len - 2] = I_JMP_IMM(BPF_JEQ, 0, 0, (int)start - (int)(len - 2) - 1);
 		ASSERT_EQ(0, bpfa_raise(&renv, copy, len, &rr));
 		ASSERT_EQ(7, rr.raised);
 	}
@@ -1273,32 +1241,32 @@ TEST(raise_safe_registers)
 {
 	/* forms that name r10 or AX are never matched */
 	struct bpf_insn p[] = {
-		MOV32_REG(10, 10), MOV64_IMM(2, K1(BPFA_PH_LOAD, BPF_W, 0, 0)),
-		LD64(2, 0, (int32_t)(uint32_t)COMP_VAL, (int32_t)(COMP_VAL >> 32)),
-		LDX(BPF_W, 2, 2, 0),
-		MOV32_REG(1, 1), MOV64_IMM(AX, K1(BPFA_PH_LOAD, BPF_W, 0, 0)),
-		LD64(AX, 0, (int32_t)(uint32_t)COMP_VAL, (int32_t)(COMP_VAL >> 32)),
-		LDX(BPF_W, AX, AX, 0),
-		MOV32_REG(1, 1), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0)),
-		ALU32_IMM(BPF_XOR, 1, K2), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0) ^ K2),
-		MOV64_REG(10, 10),
+		I_MOV32_REG(10, 10), I_MOV64_IMM(2, K1(BPFA_PH_LOAD, BPF_W, 0, 0)),
+		I_LD_IMM64_PAIR(2, 0, (int32_t)(uint32_t)COMP_VAL, (int32_t)(COMP_VAL >> 32)),
+		I_LDX(BPF_W, 2, 2, 0),
+		I_MOV32_REG(1, 1), I_MOV64_IMM(AX, K1(BPFA_PH_LOAD, BPF_W, 0, 0)),
+		I_LD_IMM64_PAIR(AX, 0, (int32_t)(uint32_t)COMP_VAL, (int32_t)(COMP_VAL >> 32)),
+		I_LDX(BPF_W, AX, AX, 0),
+		I_MOV32_REG(1, 1), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0)),
+		I_ALU32_IMM(BPF_XOR, 1, K2), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0) ^ K2),
+		I_MOV64_REG(10, 10),
 		/* ATOMIC of size B */
-		MOV32_REG(1, 1), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_ATOMIC, BPF_B, 0, 0)),
-		ALU32_IMM(BPF_XOR, 1, K2), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_ATOMIC, BPF_B, 0, 0) ^ K2),
-		MOV64_REG(2, 2),
+		I_MOV32_REG(1, 1), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_ATOMIC, BPF_B, 0, 0)),
+		I_ALU32_IMM(BPF_XOR, 1, K2), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_ATOMIC, BPF_B, 0, 0) ^ K2),
+		I_MOV64_REG(2, 2),
 		/* the valid one */
-		MOV32_REG(1, 1), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0)),
-		ALU32_IMM(BPF_XOR, 1, K2), ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0) ^ K2),
-		MOV64_REG(9, 9),
-		EXIT,
+		I_MOV32_REG(1, 1), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0)),
+		I_ALU32_IMM(BPF_XOR, 1, K2), I_ALU32_IMM(BPF_XOR, 1, K1(BPFA_PH_STX, BPF_W, 0, 0) ^ K2),
+		I_MOV64_REG(9, 9),
+		I_EXIT(),
 	};
 	struct bpfa_raise_result rr;
 
-	ASSERT_EQ(0, bpfa_raise(&renv, p, N(p), &rr));
+	ASSERT_EQ(0, bpfa_raise(&renv, p, ARRAY_SIZE(p), &rr));
 	ASSERT_EQ(1, rr.raised);
-	ASSERT_EQ(BPF_STX | BPF_MEM | BPF_W, p[N(p) - 2].code);
-	ASSERT_EQ(AX, (int)p[N(p) - 2].dst_reg);
-	ASSERT_EQ(9, (int)p[N(p) - 2].src_reg);
+	ASSERT_EQ(BPF_STX | BPF_MEM | BPF_W, p[ARRAY_SIZE(p) - 2].code);
+	ASSERT_EQ(AX, (int)p[ARRAY_SIZE(p) - 2].dst_reg);
+	ASSERT_EQ(9, (int)p[ARRAY_SIZE(p) - 2].src_reg);
 	/* truncated forms at the end of the array */
 	ASSERT_EQ(0, bpfa_raise(&renv, p, 3, &rr));
 	ASSERT_EQ(0, bpfa_raise(&renv, p + 18, 4, &rr));
@@ -1335,8 +1303,8 @@ static struct bpf_insn rnd_insn(void)
 		0, 1, 0x10000, BPF_ADD, BPF_XCHG, BPF_CMPXCHG, BPF_ADD | BPF_FETCH,
 		BPF_AND | BPF_FETCH, ARENA_FD, OTHER_FD, KF_ALLOC_ID, KF_FREE_ID, -1, 2, 3,
 	};
-	struct bpf_insn insn = I(codes[rnd() % N(codes)], rnd() % 12, rnd() % 12,
-				 (int16_t)(rnd() % 16) - 8, imms[rnd() % N(imms)]);
+	struct bpf_insn insn = I_RAW(codes[rnd() % ARRAY_SIZE(codes)], rnd() % 12, rnd() % 12,
+				     (int16_t)(rnd() % 16) - 8, imms[rnd() % ARRAY_SIZE(imms)]);
 
 	if (rnd() % 4 == 0)
 		insn.off = (int16_t)(rnd() % 5) - 1 + (rnd() % 2 ? 0 : 1);
@@ -1410,11 +1378,11 @@ TEST(random_programs)
 						p[i].imm = t;
 				}
 				if (rnd() % 4 == 0)
-					p[i] = CAST_KERN(rnd() % 10, rnd() % 10);
+					p[i] = I_CAST_KERN(rnd() % 10, rnd() % 10);
 				if (i + 1 < n && p[i].code == (BPF_LD | BPF_IMM | BPF_DW))
-					p[++i] = I(0, 0, 0, 0, (int32_t)(rnd() % 4));
+					p[++i] = I_RAW(0, 0, 0, 0, (int32_t)(rnd() % 4));
 			}
-			p[n - 1] = EXIT;
+			p[n - 1] = I_EXIT();
 		}
 		env.sleepable = iter % 3;
 		if (bpfa_lower(&env, p, n, &r) == 0) {
@@ -1450,7 +1418,7 @@ TEST(random_programs)
 	}
 	/* mutated well-formed programs */
 	for (iter = 0; iter < 4000; iter++) {
-		n = N(all_kinds);
+		n = ARRAY_SIZE(all_kinds);
 		memcpy(p, all_kinds, sizeof(all_kinds));
 		mutate(p, n);
 		if (bpfa_lower(&env, p, n, &r) == 0) {

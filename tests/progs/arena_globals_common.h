@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the programs in tests/libbpf-new/ and tests/arena_globals_test.c: the
+ * Shared by tests/progs/arena_globals*.bpf.c and tests/arena_globals_test.c: the
  * SEC("syscall") context structs (bpf_prog_test_run_opts ctx_in/ctx_out) and
  * constants.  Pointers in them are user addresses.
  */

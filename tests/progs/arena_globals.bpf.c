@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Loaded by arena_globals_test; arena_skel_test loads its skeleton too. */
 /*
  * Arena globals (".addr_space.1"), loaded by libbpf >= 1.4 alone: libbpf
  * creates the arena (map_extra from the object, 64 bits), mmaps it and

@@ -20,6 +20,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf_arena.h"
+#include "arena_kfunc_common.h"
 
 struct task_struct {
 	unsigned int flags;
@@ -36,18 +37,6 @@ struct {
 
 #define KP(type, p) ({ type __k = (p); cast_kern(__k); __k; })
 
-struct rv_stats {
-	__u64 runs;
-	__u64 allocs;
-	__u64 fails;
-	__u64 bad_data;
-	__u64 kept_pages;
-	__u64 memalloc_runs;	/* calls made with PF_MEMALLOC set */
-	__u64 memalloc_pages;	/* pages those calls got */
-	__u64 control_pages;	/* pages the control (no PF_MEMALLOC) got */
-	__u64 min_stack_left;	/* bytes between the program's frame and the task stack's end */
-	__u64 hits[24];		/* per attach point: runs that got pages */
-};
 
 struct rv_stats stats;
 __u32 armed;		/* storm programs act */

@@ -3,7 +3,7 @@
  * Host tests of bpf_for/bpf_repeat on 6.1: the lowering (rewrite/lower.c) inlines
  * bpf_iter_num_new/next/destroy and marks next(); the loop pass (rewrite/loops.c)
  * outlines the loop around the mark.  Each program runs twice in
- * tests/loops/bpf_interp.h: as written, its kfunc calls executed by
+ * tests/unit/bpf_interp.h: as written, its kfunc calls executed by
  * upstream's own C code (kernel/bpf/bpf_iter.c, below), and after both
  * passes; r0 and the context must agree.  The edge cases are upstream's:
  * empty ranges, start > end (-EINVAL), more than BPF_MAX_LOOPS (-E2BIG),
@@ -17,29 +17,14 @@
 #include <limits.h>
 
 #include "kselftest_harness.h"
+#include "bpf_insn.h"
 
 #include "lower.h"
 #include "loops.h"
 #include "bpf_interp.h"
+#include "rewrite_env.h"
 
-#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-					   .off = (o), .imm = (i) })
-#define MOV_K(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV_X(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ADD_K(d, i)		I(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define ADD_X(d, s)		I(BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0)
-#define LSH_K(d, i)		I(BPF_ALU64 | BPF_LSH | BPF_K, d, 0, 0, i)
-#define ARSH_K(d, i)		I(BPF_ALU64 | BPF_ARSH | BPF_K, d, 0, 0, i)
-#define LDX(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define LDXW(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_W, d, s, o, 0)
-#define STX(d, s, o)		I(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define ST(d, o, i)		I(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
-#define JK(op, d, i, o)		I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
-#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
-#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-#define KCALL(id)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, id)
-#define FP(r, off)		MOV_X(r, 10), ADD_K(r, off)
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define FP(r, off)		I_MOV64_REG(r, 10), I_ALU64_IMM(BPF_ADD, r, off)
 
 enum { ID_NEW = 501, ID_NEXT = 502, ID_DESTROY = 503 };
 
@@ -79,22 +64,6 @@ static uint64_t upstream_iter(int32_t imm, const uint64_t a[5], bool *ok)
 	}
 	*ok = false;
 	return 0;
-}
-
-static long live_allocs;
-
-static void *t_zalloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	live_allocs++;
-	return calloc(1, size);
-}
-
-static void t_free(void *ctx, void *p)
-{
-	(void)ctx;
-	live_allocs--;
-	free(p);
 }
 
 static enum bpfa_kf_kind t_classify_kfunc(void *ctx, const struct bpf_insn *insn)
@@ -171,9 +140,9 @@ static int translate(const struct bpf_insn *p, uint32_t len, struct bpf_insn **o
 		char __msg[256] = "";						\
 		memcpy(__c1, ctx_init, sizeof(__c1));				\
 		memcpy(__c2, ctx_init, sizeof(__c2));				\
-		__r1 = bi_exec(&__vm, p, N(p), __c1);				\
+		__r1 = bi_exec(&__vm, p, ARRAY_SIZE(p), __c1);				\
 		ASSERT_FALSE(__vm.fault) TH_LOG("as written: %s", __vm.why);	\
-		ASSERT_EQ(0, translate(p, N(p), &__t, &__tlen, loops_out, __msg, \
+		ASSERT_EQ(0, translate(p, ARRAY_SIZE(p), &__t, &__tlen, loops_out, __msg, \
 				       sizeof(__msg))) TH_LOG("%s", __msg);	\
 		for (__k = 0; __k < __tlen; __k++) {				\
 			ASSERT_NE(BPF_JMP | BPF_CALL | (BPF_PSEUDO_KFUNC_CALL << 8), \
@@ -195,30 +164,30 @@ static int translate(const struct bpf_insn *p, uint32_t len, struct bpf_insn **o
  * ctx[3] = sum, ctx[4] = the iterator's state after destroy; r0 = n.
  */
 static const struct bpf_insn for_sum[] = {
-	MOV_X(6, 1),			/* 0 */
-	MOV_K(7, 0),			/* 1: sum */
-	MOV_K(8, 0),			/* 2: n */
+	I_MOV64_REG(6, 1),			/* 0 */
+	I_MOV64_IMM(7, 0),			/* 1: sum */
+	I_MOV64_IMM(8, 0),			/* 2: n */
 	FP(1, -8),			/* 3-4 */
-	LDX(2, 6, 0),			/* 5 */
-	LDX(3, 6, 8),			/* 6 */
-	KCALL(ID_NEW),			/* 7 */
-	STX(6, 0, 16),			/* 8 */
+	I_LDX(BPF_DW, 2, 6, 0),			/* 5 */
+	I_LDX(BPF_DW, 3, 6, 8),			/* 6 */
+	I_CALL_KFUNC(ID_NEW, 1),			/* 7 */
+	I_STX(BPF_DW, 6, 0, 16),			/* 8 */
 	FP(1, -8),			/* 9-10: loop head */
-	KCALL(ID_NEXT),			/* 11 */
-	JK(BPF_JEQ, 0, 0, 6),		/* 12 -> 19 */
-	LDXW(2, 0, 0),			/* 13: i = *p */
-	LSH_K(2, 32),			/* 14 */
-	ARSH_K(2, 32),			/* 15 */
-	ADD_X(7, 2),			/* 16 */
-	ADD_K(8, 1),			/* 17 */
-	JA(-10),			/* 18 -> 9 */
+	I_CALL_KFUNC(ID_NEXT, 1),			/* 11 */
+	I_JMP_IMM(BPF_JEQ, 0, 0, 6),		/* 12 -> 19 */
+	I_LDX(BPF_W, 2, 0, 0),			/* 13: i = *p */
+	I_ALU64_IMM(BPF_LSH, 2, 32),			/* 14 */
+	I_ALU64_IMM(BPF_ARSH, 2, 32),			/* 15 */
+	I_ALU64_REG(BPF_ADD, 7, 2),			/* 16 */
+	I_ALU64_IMM(BPF_ADD, 8, 1),			/* 17 */
+	I_JA(-10),			/* 18 -> 9 */
 	FP(1, -8),			/* 19-20 */
-	KCALL(ID_DESTROY),		/* 21 */
-	STX(6, 7, 24),			/* 22 */
-	LDX(2, 10, -8),			/* 23: upstream zeroes the state */
-	STX(6, 2, 32),			/* 24 */
-	MOV_X(0, 8),			/* 25 */
-	EXIT,				/* 26 */
+	I_CALL_KFUNC(ID_DESTROY, 1),		/* 21 */
+	I_STX(BPF_DW, 6, 7, 24),			/* 22 */
+	I_LDX(BPF_DW, 2, 10, -8),			/* 23: upstream zeroes the state */
+	I_STX(BPF_DW, 6, 2, 32),			/* 24 */
+	I_MOV64_REG(0, 8),			/* 25 */
+	I_EXIT(),				/* 26 */
 };
 
 static uint64_t run_for_sum(struct __test_metadata *_metadata, int64_t start, int64_t end,
@@ -235,7 +204,7 @@ static uint64_t run_for_sum(struct __test_metadata *_metadata, int64_t start, in
 	{
 		struct bi vm = { .kfunc = upstream_iter };
 
-		bi_exec(&vm, for_sum, N(for_sum), c);
+		bi_exec(&vm, for_sum, ARRAY_SIZE(for_sum), c);
 	}
 	*ret = (int64_t)c[2];
 	*sum = (int64_t)c[3];
@@ -300,35 +269,35 @@ TEST(exactly_max_loops_iterations)
  * before.)
  */
 static const struct bpf_insn nested_break[] = {
-	MOV_X(6, 1),			/* 0 */
-	MOV_K(8, 0),			/* 1: n */
-	LDX(7, 6, 8),			/* 2: repeat count */
-	LDX(3, 6, 0),			/* 3: outer end */
-	LDX(6, 6, 16),			/* 4: break value */
+	I_MOV64_REG(6, 1),			/* 0 */
+	I_MOV64_IMM(8, 0),			/* 1: n */
+	I_LDX(BPF_DW, 7, 6, 8),			/* 2: repeat count */
+	I_LDX(BPF_DW, 3, 6, 0),			/* 3: outer end */
+	I_LDX(BPF_DW, 6, 6, 16),			/* 4: break value */
 	FP(1, -8),			/* 5-6 */
-	MOV_K(2, 0),			/* 7 */
-	KCALL(ID_NEW),			/* 8 */
+	I_MOV64_IMM(2, 0),			/* 7 */
+	I_CALL_KFUNC(ID_NEW, 1),			/* 8 */
 	FP(1, -8),			/* 9-10: outer head */
-	KCALL(ID_NEXT),			/* 11 */
-	JK(BPF_JEQ, 0, 0, 17),		/* 12 -> 30 */
-	LDXW(9, 0, 0),			/* 13: i */
+	I_CALL_KFUNC(ID_NEXT, 1),			/* 11 */
+	I_JMP_IMM(BPF_JEQ, 0, 0, 17),		/* 12 -> 30 */
+	I_LDX(BPF_W, 9, 0, 0),			/* 13: i */
 	FP(1, -16),			/* 14-15 */
-	MOV_K(2, 0),			/* 16 */
-	MOV_X(3, 7),			/* 17 */
-	KCALL(ID_NEW),			/* 18 */
+	I_MOV64_IMM(2, 0),			/* 16 */
+	I_MOV64_REG(3, 7),			/* 17 */
+	I_CALL_KFUNC(ID_NEW, 1),			/* 18 */
 	FP(1, -16),			/* 19-20: inner head */
-	KCALL(ID_NEXT),			/* 21 */
-	JK(BPF_JEQ, 0, 0, 2),		/* 22 -> 25 */
-	ADD_K(8, 1),			/* 23 */
-	JA(-6),				/* 24 -> 19 */
+	I_CALL_KFUNC(ID_NEXT, 1),			/* 21 */
+	I_JMP_IMM(BPF_JEQ, 0, 0, 2),		/* 22 -> 25 */
+	I_ALU64_IMM(BPF_ADD, 8, 1),			/* 23 */
+	I_JA(-6),				/* 24 -> 19 */
 	FP(1, -16),			/* 25-26 */
-	KCALL(ID_DESTROY),		/* 27 */
-	I(BPF_JMP | BPF_JEQ | BPF_X, 9, 6, 1, 0),	/* 28 -> 30 */
-	JA(-21),			/* 29 -> 9 */
+	I_CALL_KFUNC(ID_DESTROY, 1),		/* 27 */
+	I_RAW(BPF_JMP | BPF_JEQ | BPF_X, 9, 6, 1, 0),	/* 28 -> 30 */
+	I_JA(-21),			/* 29 -> 9 */
 	FP(1, -8),			/* 30-31 */
-	KCALL(ID_DESTROY),		/* 32 */
-	MOV_X(0, 8),			/* 33 */
-	EXIT,				/* 34 */
+	I_CALL_KFUNC(ID_DESTROY, 1),		/* 32 */
+	I_MOV64_REG(0, 8),			/* 33 */
+	I_EXIT(),				/* 34 */
 };
 
 TEST(nested_repeat_and_break)
@@ -345,7 +314,7 @@ TEST(nested_repeat_and_break)
 }
 
 /*
- * The shape clang gives bpf_for (tests/loops/bpf_for.bpf.c): the first
+ * The shape clang gives bpf_for (tests/progs/arena_bpf_for.bpf.c): the first
  * next() before the loop, the loop entered at the use of its value, the
  * next next() at the bottom.  r0, the value pointer, crosses the loop head:
  * the pass must carry it as the iterator's stack address (re-derived in the
@@ -354,26 +323,26 @@ TEST(nested_repeat_and_break)
 TEST(rotated_loop_carries_value_pointer)
 {
 	const struct bpf_insn p[] = {
-		MOV_X(7, 1),		/* 0 */
-		LDX(3, 1, 0),		/* 1: end */
-		MOV_K(6, 0),		/* 2: sum */
+		I_MOV64_REG(7, 1),		/* 0 */
+		I_LDX(BPF_DW, 3, 1, 0),		/* 1: end */
+		I_MOV64_IMM(6, 0),		/* 2: sum */
 		FP(1, -8),		/* 3-4 */
-		MOV_K(2, 0),		/* 5 */
-		KCALL(ID_NEW),		/* 6 */
+		I_MOV64_IMM(2, 0),		/* 5 */
+		I_CALL_KFUNC(ID_NEW, 1),		/* 6 */
 		FP(1, -8),		/* 7-8 */
-		KCALL(ID_NEXT),		/* 9 */
-		JK(BPF_JEQ, 0, 0, 7),	/* 10 -> 18 */
-		LDXW(2, 0, 0),		/* 11: loop entry, *v */
-		ADD_X(6, 2),		/* 12 */
+		I_CALL_KFUNC(ID_NEXT, 1),		/* 9 */
+		I_JMP_IMM(BPF_JEQ, 0, 0, 7),	/* 10 -> 18 */
+		I_LDX(BPF_W, 2, 0, 0),		/* 11: loop entry, *v */
+		I_ALU64_REG(BPF_ADD, 6, 2),		/* 12 */
 		FP(1, -8),		/* 13-14 */
-		KCALL(ID_NEXT),		/* 15 */
-		JK(BPF_JEQ, 0, 0, 1),	/* 16 -> 18 */
-		JA(-7),			/* 17 -> 11 */
+		I_CALL_KFUNC(ID_NEXT, 1),		/* 15 */
+		I_JMP_IMM(BPF_JEQ, 0, 0, 1),	/* 16 -> 18 */
+		I_JA(-7),			/* 17 -> 11 */
 		FP(1, -8),		/* 18-19 */
-		KCALL(ID_DESTROY),	/* 20 */
-		STX(7, 6, 8),		/* 21 */
-		MOV_X(0, 6),		/* 22 */
-		EXIT,			/* 23 */
+		I_CALL_KFUNC(ID_DESTROY, 1),	/* 20 */
+		I_STX(BPF_DW, 7, 6, 8),		/* 21 */
+		I_MOV64_REG(0, 6),		/* 22 */
+		I_EXIT(),			/* 23 */
 	};
 	struct bpf_insn *t = NULL;
 	uint64_t ctx[2] = { 1000, 0 };
@@ -386,7 +355,7 @@ TEST(rotated_loop_carries_value_pointer)
 	ctx[0] = 0;
 	ASSERT_EQ(0, SAME_RESULT(p, ctx, 2, &loops));
 	/* r0 = r10; r0 += -8 somewhere: re-derived, not loaded from the frame. */
-	ASSERT_EQ(0, translate(p, N(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
+	ASSERT_EQ(0, translate(p, ARRAY_SIZE(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
 	for (k = 0; k + 1 < tlen; k++)
 		rederived |= t[k].code == (BPF_ALU64 | BPF_MOV | BPF_X) && t[k].dst_reg == 0 &&
 			     t[k].src_reg == 10 && t[k + 1].code == (BPF_ALU64 | BPF_ADD | BPF_K) &&
@@ -400,22 +369,22 @@ TEST(rotated_loop_carries_value_pointer)
 TEST(return_inside_loop_and_lone_next)
 {
 	const struct bpf_insn p[] = {
-		LDX(7, 1, 0),		/* 0 */
+		I_LDX(BPF_DW, 7, 1, 0),		/* 0 */
 		FP(1, -8),		/* 1-2 */
-		MOV_K(2, 3),		/* 3 */
-		MOV_K(3, 100),		/* 4 */
-		KCALL(ID_NEW),		/* 5 */
+		I_MOV64_IMM(2, 3),		/* 3 */
+		I_MOV64_IMM(3, 100),		/* 4 */
+		I_CALL_KFUNC(ID_NEW, 1),		/* 5 */
 		FP(1, -8),		/* 6-7: a lone next(): i = 3 */
-		KCALL(ID_NEXT),		/* 8 */
+		I_CALL_KFUNC(ID_NEXT, 1),		/* 8 */
 		FP(1, -8),		/* 9-10: loop head */
-		KCALL(ID_NEXT),		/* 11 */
-		JK(BPF_JEQ, 0, 0, 4),	/* 12 -> 17 */
-		LDXW(0, 0, 0),		/* 13 */
-		MOV_X(2, 7),		/* 14 */
-		I(BPF_JMP | BPF_JEQ | BPF_X, 0, 2, 2, 0),	/* 15 -> 18: return i */
-		JA(-8),			/* 16 -> 9 */
-		MOV_K(0, -1),		/* 17 */
-		EXIT,			/* 18 */
+		I_CALL_KFUNC(ID_NEXT, 1),		/* 11 */
+		I_JMP_IMM(BPF_JEQ, 0, 0, 4),	/* 12 -> 17 */
+		I_LDX(BPF_W, 0, 0, 0),		/* 13 */
+		I_MOV64_REG(2, 7),		/* 14 */
+		I_RAW(BPF_JMP | BPF_JEQ | BPF_X, 0, 2, 2, 0),	/* 15 -> 18: return i */
+		I_JA(-8),			/* 16 -> 9 */
+		I_MOV64_IMM(0, -1),		/* 17 */
+		I_EXIT(),			/* 18 */
 	};
 	uint64_t ctx[1] = { 42 };
 	uint32_t loops;
@@ -434,19 +403,19 @@ TEST(return_inside_loop_and_lone_next)
 TEST(reset_iterator_still_terminates)
 {
 	const struct bpf_insn p[] = {
-		MOV_K(6, 0),		/* 0 */
+		I_MOV64_IMM(6, 0),		/* 0 */
 		FP(1, -8),		/* 1-2 */
-		MOV_K(2, 0),		/* 3 */
-		MOV_K(3, 10),		/* 4 */
-		KCALL(ID_NEW),		/* 5 */
+		I_MOV64_IMM(2, 0),		/* 3 */
+		I_MOV64_IMM(3, 10),		/* 4 */
+		I_CALL_KFUNC(ID_NEW, 1),		/* 5 */
 		FP(1, -8),		/* 6-7 */
-		KCALL(ID_NEXT),		/* 8 */
-		JK(BPF_JEQ, 0, 0, 3),	/* 9 -> 13 */
-		ADD_K(6, 1),		/* 10 */
-		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -8, 0),	/* 11: cur = 0 */
-		JA(-7),			/* 12 -> 6 */
-		MOV_X(0, 6),		/* 13 */
-		EXIT,			/* 14 */
+		I_CALL_KFUNC(ID_NEXT, 1),		/* 8 */
+		I_JMP_IMM(BPF_JEQ, 0, 0, 3),	/* 9 -> 13 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 10 */
+		I_RAW(BPF_ST | BPF_MEM | BPF_W, 10, 0, -8, 0),	/* 11: cur = 0 */
+		I_JA(-7),			/* 12 -> 6 */
+		I_MOV64_REG(0, 6),		/* 13 */
+		I_EXIT(),			/* 14 */
 	};
 	struct bpf_insn *t = NULL;
 	struct bi vm = { 0 };
@@ -454,7 +423,7 @@ TEST(reset_iterator_still_terminates)
 	char msg[256] = "";
 	uint64_t r;
 
-	ASSERT_EQ(0, translate(p, N(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
+	ASSERT_EQ(0, translate(p, ARRAY_SIZE(p), &t, &tlen, &loops, msg, sizeof(msg))) TH_LOG("%s", msg);
 	EXPECT_EQ(1, loops);
 	r = bi_exec(&vm, t, tlen, NULL);
 	t_free(NULL, t);
@@ -486,17 +455,17 @@ static int lower_msg(const struct bpf_insn *p, uint32_t len, char *msg, size_t n
 TEST(ksym_exists_of_an_iterator_is_one)
 {
 	const struct bpf_insn p[] = {
-		I(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_BTF_ID, 0, ID_NEW),
-		I(0, 0, 0, 0, 13),
-		I(BPF_LD | BPF_IMM | BPF_DW, 3, BPF_PSEUDO_BTF_ID, 0, 77),
-		I(0, 0, 0, 0, 13),
-		MOV_X(0, 2),
-		EXIT,
+		I_RAW(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_BTF_ID, 0, ID_NEW),
+		I_RAW(0, 0, 0, 0, 13),
+		I_RAW(BPF_LD | BPF_IMM | BPF_DW, 3, BPF_PSEUDO_BTF_ID, 0, 77),
+		I_RAW(0, 0, 0, 0, 13),
+		I_MOV64_REG(0, 2),
+		I_EXIT(),
 	};
 	struct bpfa_lower_result low;
 
-	ASSERT_EQ(0, bpfa_lower(&lenv, p, N(p), &low)) TH_LOG("%s", low.msg);
-	ASSERT_EQ(N(p), low.len);
+	ASSERT_EQ(0, bpfa_lower(&lenv, p, ARRAY_SIZE(p), &low)) TH_LOG("%s", low.msg);
+	ASSERT_EQ(ARRAY_SIZE(p), low.len);
 	EXPECT_EQ(BPF_LD | BPF_IMM | BPF_DW, low.insns[0].code);
 	EXPECT_EQ(0, (int)low.insns[0].src_reg);
 	EXPECT_EQ(2, (int)low.insns[0].dst_reg);
@@ -514,30 +483,30 @@ TEST(refusals)
 {
 	/* The lowering's own mark, forged. */
 	const struct bpf_insn forged[] = {
-		I(BPF_JMP | 0xe0 | BPF_K, 0, BPFA_ITER_MARK_SRC, 0, 0),
-		MOV_K(0, 0),
-		EXIT,
+		I_RAW(BPF_JMP | 0xe0 | BPF_K, 0, BPFA_ITER_MARK_SRC, 0, 0),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 	const struct bpf_insn imm[] = {
-		I(BPF_JMP | 0xe0 | BPF_K, 0, 0, 1, 7),
-		MOV_K(0, 0),
-		EXIT,
+		I_RAW(BPF_JMP | 0xe0 | BPF_K, 0, 0, 1, 7),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 	/* The iterator must be on the stack, as upstream's process_iter_arg() wants. */
 	const struct bpf_insn not_stack[] = {
-		MOV_K(2, 0),
-		MOV_K(3, 1),
-		KCALL(ID_NEW),
-		MOV_K(0, 0),
-		EXIT,
+		I_MOV64_IMM(2, 0),
+		I_MOV64_IMM(3, 1),
+		I_CALL_KFUNC(ID_NEW, 1),
+		I_MOV64_IMM(0, 0),
+		I_EXIT(),
 	};
 	char msg[256];
 
-	ASSERT_EQ(-EINVAL, lower_msg(forged, N(forged), msg, sizeof(msg)));
+	ASSERT_EQ(-EINVAL, lower_msg(forged, ARRAY_SIZE(forged), msg, sizeof(msg)));
 	EXPECT_STREQ("bpf_arena: insn 0: invalid may_goto imm 0\n", msg);
-	ASSERT_EQ(-EINVAL, lower_msg(imm, N(imm), msg, sizeof(msg)));
+	ASSERT_EQ(-EINVAL, lower_msg(imm, ARRAY_SIZE(imm), msg, sizeof(msg)));
 	EXPECT_STREQ("bpf_arena: insn 0: invalid may_goto imm 7\n", msg);
-	ASSERT_EQ(-EINVAL, lower_msg(not_stack, N(not_stack), msg, sizeof(msg)));
+	ASSERT_EQ(-EINVAL, lower_msg(not_stack, ARRAY_SIZE(not_stack), msg, sizeof(msg)));
 	EXPECT_STREQ("bpf_arena: insn 2: arg#0 expected pointer to an iterator on stack\n", msg);
 	EXPECT_EQ(0, live_allocs);
 }

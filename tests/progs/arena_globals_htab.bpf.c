@@ -7,7 +7,7 @@
  * .bss.  User space touches page 0 first (upstream: "fault-in a page with
  * pgoff == 0 as sanity check"), then walks the table.
  *
- * Differs from upstream as tests/bpf/arena_htab.bpf.c does (static
+ * Differs from upstream as arena_prog_htab.bpf.c does (static
  * subprograms instead of __weak global functions with __arg_arena; bpf_loop
  * instead of can_loop; AGH_KEYS keys updated AGH_ROUNDS + 1 times instead of
  * 100000 inserts).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Loaded by arena_prog_test; arena_skel_libbpf11_test loads its skeleton too. */
 /*
  * Port of upstream's progs/arena_list.c: a program adds cnt elements to a
  * list in the arena (user space then walks it with plain pointers), another

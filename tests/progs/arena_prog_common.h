@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the BPF test programs (tests/bpf/NAME.bpf.c) and
+ * Shared by the BPF test programs (tests/progs/NAME.bpf.c) and
  * tests/arena_prog_test.c: the context structs the SEC("syscall") programs
  * get through bpf_prog_test_run_opts(ctx_in) (copied back to ctx_out), and
  * the data structures both sides walk.  Pointers in them are user addresses.

@@ -13,6 +13,7 @@
 #include <errno.h>
 
 #include "kselftest_harness.h"
+#include "bpf_insn.h"
 
 #include "raise.h"
 
@@ -21,26 +22,7 @@
 #define COMP_VAL	0xffff888012345678ull
 #define AX		BPFA_REG_AX
 #define MAXN		64
-#define N(a)		(sizeof(a) / sizeof((a)[0]))
 
-#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-					   .off = (o), .imm = (i) })
-#define MOV64_IMM(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV64_REG(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV32_REG(d, s)		I(BPF_ALU | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV32_IMM(d, i)		I(BPF_ALU | BPF_MOV | BPF_K, d, 0, 0, i)
-#define ALU64_IMM(op, d, i)	I(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
-#define ALU32_IMM(op, d, i)	I(BPF_ALU | (op) | BPF_K, d, 0, 0, i)
-#define LDX(sz, d, s, o)	I(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
-#define STX(sz, d, s, o)	I(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
-#define ATOM(sz, d, s, o, op)	I(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
-#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
-#define GOTOL(i)		I(BPF_JMP32 | BPF_JA, 0, 0, 0, i)
-#define JEQ_IMM(d, i, o)	I(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define JEQ32_IMM(d, i, o)	I(BPF_JMP32 | BPF_JEQ | BPF_K, d, 0, o, i)
-#define CALL(id)		I(BPF_JMP | BPF_CALL, 0, 0, 0, id)
-#define PCALL(rel)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel)
-#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define X32			(BPF_ALU | BPF_XOR | BPF_K)
 #define K1(kind, sz, off)	((int32_t)bpfa_k1(kind, sz, 0, off))
 #define K2			((int32_t)BPFA_K2_MAGIC)
@@ -60,8 +42,8 @@ static void emit(struct prog *pr, struct bpf_insn insn)
 /* `ld_imm64 dst, v` with the given src_reg (two slots). */
 static void emit_ld64(struct prog *pr, __u8 dst, __u8 src, __u64 v)
 {
-	emit(pr, I(BPF_LD | BPF_IMM | BPF_DW, dst, src, 0, (int32_t)(uint32_t)v));
-	emit(pr, I(0, 0, 0, 0, (int32_t)(v >> 32)));
+	emit(pr, I_RAW(BPF_LD | BPF_IMM | BPF_DW, dst, src, 0, (int32_t)(uint32_t)v));
+	emit(pr, I_RAW(0, 0, 0, 0, (int32_t)(v >> 32)));
 }
 
 /* LOAD form: rD = *(size *)(rS + off).  Returns its first index. */
@@ -69,10 +51,10 @@ static unsigned int load_form(struct prog *pr, __u8 s, __u8 d, __u8 size, __s16 
 {
 	unsigned int at = pr->n;
 
-	emit(pr, MOV32_REG(s, s));
-	emit(pr, MOV64_IMM(d, K1(BPFA_PH_LOAD, size, off)));
+	emit(pr, I_MOV32_REG(s, s));
+	emit(pr, I_MOV64_IMM(d, K1(BPFA_PH_LOAD, size, off)));
 	emit_ld64(pr, d, 0, COMP_VAL);
-	emit(pr, LDX(size, d, d, 0));
+	emit(pr, I_LDX(size, d, d, 0));
 	return at;
 }
 
@@ -82,11 +64,11 @@ static unsigned int stx_form(struct prog *pr, __u8 s, __u8 v, __u8 size, __s16 o
 	unsigned int at = pr->n;
 	int32_t k1 = K1(BPFA_PH_STX, size, off);
 
-	emit(pr, MOV32_REG(s, s));
-	emit(pr, I(X32, s, 0, 0, k1));
-	emit(pr, I(X32, s, 0, 0, K2));
-	emit(pr, I(X32, s, 0, 0, k1 ^ K2));
-	emit(pr, MOV64_REG(v, v));
+	emit(pr, I_MOV32_REG(s, s));
+	emit(pr, I_RAW(X32, s, 0, 0, k1));
+	emit(pr, I_RAW(X32, s, 0, 0, K2));
+	emit(pr, I_RAW(X32, s, 0, 0, k1 ^ K2));
+	emit(pr, I_MOV64_REG(v, v));
 	return at;
 }
 
@@ -120,15 +102,15 @@ static int raise_opt(struct __test_metadata *_metadata, struct prog *pr,
 /* Is the form at `at` raised with its `wS = wS` left out (and its base kept)? */
 static bool zext_dropped(const struct prog *pr, unsigned int at, __u8 s)
 {
-	const struct bpf_insn add = I(BPF_ALU64 | BPF_ADD | BPF_X, AX, s, 0, 0);
+	const struct bpf_insn add = I_RAW(BPF_ALU64 | BPF_ADD | BPF_X, AX, s, 0, 0);
 
 	return same(&pr->p[at], &ja0) && same(&pr->p[at + 3], &add);
 }
 
 static bool zext_kept(const struct prog *pr, unsigned int at, __u8 s)
 {
-	const struct bpf_insn mov = MOV32_REG(s, s);
-	const struct bpf_insn add = I(BPF_ALU64 | BPF_ADD | BPF_X, AX, s, 0, 0);
+	const struct bpf_insn mov = I_MOV32_REG(s, s);
+	const struct bpf_insn add = I_RAW(BPF_ALU64 | BPF_ADD | BPF_X, AX, s, 0, 0);
 
 	return same(&pr->p[at], &mov) && same(&pr->p[at + 3], &add);
 }
@@ -157,16 +139,16 @@ static void split_prog(struct prog *pr, const struct bpf_insn *probe, unsigned i
 	unsigned int k;
 
 	pr->n = 0;
-	emit(pr, MOV32_REG(2, 7));
+	emit(pr, I_MOV32_REG(2, 7));
 	for (k = 0; k < 2; k++)
 		emit(pr, k < np ? probe[k] : ja0);
 	emit(pr, ja0);
 	load_form(pr, 2, 3, BPF_DW, 0);
-	emit(pr, ALU64_IMM(BPF_MUL, 3, 3));
+	emit(pr, I_ALU64_IMM(BPF_MUL, 3, 3));
 	stx_form(pr, 2, 3, BPF_DW, 8);
-	emit(pr, MOV64_IMM(0, 0));
+	emit(pr, I_MOV64_IMM(0, 0));
 	emit(pr, probe2);
-	emit(pr, EXIT);
+	emit(pr, I_EXIT());
 }
 
 /* Raises the split program; returns whether B's zext was dropped (A's never is). */
@@ -197,8 +179,8 @@ TEST(block_without_entry_drops_zext)
 
 TEST(conditional_jump_target_splits_block)
 {
-	const struct bpf_insn to_l[] = { JEQ_IMM(1, 0, L_AT - 2) };
-	const struct bpf_insn to_a[] = { JEQ_IMM(1, 0, A_AT - 2) };
+	const struct bpf_insn to_l[] = { I_JMP_IMM(BPF_JEQ, 1, 0, L_AT - 2) };
+	const struct bpf_insn to_a[] = { I_JMP_IMM(BPF_JEQ, 1, 0, A_AT - 2) };
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 1, ja0));
 	EXPECT_TRUE(split_drops(_metadata, to_a, 1, ja0));
@@ -206,14 +188,14 @@ TEST(conditional_jump_target_splits_block)
 
 TEST(jmp32_conditional_jump_target_splits_block)
 {
-	const struct bpf_insn to_l[] = { JEQ32_IMM(1, 0, L_AT - 2) };
+	const struct bpf_insn to_l[] = { I_JMP32_IMM(BPF_JEQ, 1, 0, L_AT - 2) };
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 1, ja0));
 }
 
 TEST(ja_target_splits_block)
 {
-	const struct bpf_insn to_l[] = { ja0, JA(L_AT - 3) };
+	const struct bpf_insn to_l[] = { ja0, I_JA(L_AT - 3) };
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 2, ja0));
 }
@@ -221,9 +203,9 @@ TEST(ja_target_splits_block)
 /* gotol: BPF_JMP32 | BPF_JA, displacement in imm (Debian's 6.1 has it). */
 TEST(gotol_target_splits_block)
 {
-	const struct bpf_insn to_l[] = { GOTOL(L_AT - 2) };
+	const struct bpf_insn to_l[] = { I_GOTOL(L_AT - 2) };
 	/* off is not gotol's displacement (imm 0: to insn 2); read as off it would be L */
-	const struct bpf_insn off_only[] = { I(BPF_JMP32 | BPF_JA, 0, 0, L_AT - 2, 0) };
+	const struct bpf_insn off_only[] = { I_RAW(BPF_JMP32 | BPF_JA, 0, 0, L_AT - 2, 0) };
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 1, ja0));
 	EXPECT_TRUE(split_drops(_metadata, off_only, 1, ja0));
@@ -231,8 +213,8 @@ TEST(gotol_target_splits_block)
 
 TEST(backward_jump_target_splits_block)
 {
-	EXPECT_FALSE(split_drops(_metadata, NULL, 0, JEQ_IMM(0, 0, L_AT - 17)));
-	EXPECT_FALSE(split_drops(_metadata, NULL, 0, GOTOL(L_AT - 17)));
+	EXPECT_FALSE(split_drops(_metadata, NULL, 0, I_JMP_IMM(BPF_JEQ, 0, 0, L_AT - 17)));
+	EXPECT_FALSE(split_drops(_metadata, NULL, 0, I_GOTOL(L_AT - 17)));
 }
 
 /*
@@ -242,7 +224,7 @@ TEST(backward_jump_target_splits_block)
  */
 TEST(pseudo_call_target_splits_block)
 {
-	const struct bpf_insn to_l[] = { PCALL(L_AT - 2) };
+	const struct bpf_insn to_l[] = { I_CALL_REL(L_AT - 2) };
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 1, ja0));
 }
@@ -250,7 +232,7 @@ TEST(pseudo_call_target_splits_block)
 TEST(pseudo_func_target_splits_block)
 {
 	const struct bpf_insn to_l[] = {
-		I(BPF_LD | BPF_IMM | BPF_DW, 4, BPF_PSEUDO_FUNC, 0, L_AT - 2), I(0, 0, 0, 0, 0),
+		I_RAW(BPF_LD | BPF_IMM | BPF_DW, 4, BPF_PSEUDO_FUNC, 0, L_AT - 2), I_RAW(0, 0, 0, 0, 0),
 	};
 
 	EXPECT_FALSE(split_drops(_metadata, to_l, 2, ja0));
@@ -267,9 +249,9 @@ TEST(pseudo_func_target_splits_block)
 TEST(finding_jmp32_call_is_no_entry)
 {
 	const struct bpf_insn jmp32_call[] = {
-		I(BPF_JMP32 | BPF_CALL, 10, BPF_PSEUDO_CALL, -4096, B_AT + 2 - 2),
+		I_RAW(BPF_JMP32 | BPF_CALL, 10, BPF_PSEUDO_CALL, -4096, B_AT + 2 - 2),
 	};
-	const struct bpf_insn jmp_call[] = { PCALL(B_AT + 2 - 2) };
+	const struct bpf_insn jmp_call[] = { I_CALL_REL(B_AT + 2 - 2) };
 
 	EXPECT_TRUE(split_drops(_metadata, jmp32_call, 1, ja0));
 	/* a call's mark inside B: B gets no optimisation */
@@ -279,14 +261,14 @@ TEST(finding_jmp32_call_is_no_entry)
 /* A mark inside form A (not a jump: jumps there are refused): nothing carried past A. */
 TEST(mark_inside_form_ends_block_after_it)
 {
-	const struct bpf_insn into_a[] = { PCALL(A_AT + 2 - 2) };
+	const struct bpf_insn into_a[] = { I_CALL_REL(A_AT + 2 - 2) };
 
 	EXPECT_FALSE(split_drops(_metadata, into_a, 1, ja0));
 }
 
 TEST(jump_inside_form_is_refused)
 {
-	const struct bpf_insn into_b[] = { JEQ_IMM(1, 0, B_AT + 3 - 2) };
+	const struct bpf_insn into_b[] = { I_JMP_IMM(BPF_JEQ, 1, 0, B_AT + 3 - 2) };
 	struct bpfa_raise_result rr;
 	struct prog pr;
 
@@ -311,13 +293,13 @@ TEST(target_on_ld_imm64_second_half_splits_block)
 	for (k = 0; k < 3; k++) {
 		/* k 0: no jump; 1: to the first half (7); 2: to the second half (8) */
 		pr.n = 0;
-		emit(&pr, MOV32_REG(2, 7));
-		emit(&pr, k ? JEQ_IMM(1, 0, 4 + k) : ja0);
+		emit(&pr, I_MOV32_REG(2, 7));
+		emit(&pr, k ? I_JMP_IMM(BPF_JEQ, 1, 0, 4 + k) : ja0);
 		load_form(&pr, 2, 3, BPF_DW, 0);
 		emit_ld64(&pr, 4, 0, 0x1122334455667788ull);
 		stx_form(&pr, 2, 3, BPF_DW, 8);
-		emit(&pr, MOV64_IMM(0, 0));
-		emit(&pr, EXIT);
+		emit(&pr, I_MOV64_IMM(0, 0));
+		emit(&pr, I_EXIT());
 		ASSERT_EQ(0, raise_opt(_metadata, &pr, &rr)) TH_LOG("%s", rr.msg);
 		/* k 0: `ja +0` ends the block before A; 1, 2: the JEQ does not */
 		EXPECT_EQ(1, rr.dropped_zext) TH_LOG("jump variant %d", k);
@@ -338,12 +320,12 @@ static int writer_drops(struct __test_metadata *_metadata, struct bpf_insn write
 	struct prog pr;
 
 	pr.n = 0;
-	emit(&pr, MOV64_REG(2, 7));
+	emit(&pr, I_MOV64_REG(2, 7));
 	emit(&pr, writer);
 	emit(&pr, between);
 	load_form(&pr, 2, 3, BPF_DW, 0);
-	emit(&pr, MOV64_IMM(0, 0));
-	emit(&pr, EXIT);
+	emit(&pr, I_MOV64_IMM(0, 0));
+	emit(&pr, I_EXIT());
 	EXPECT_EQ(0, raise_opt(_metadata, &pr, &rr)) TH_LOG("%s", rr.msg);
 	EXPECT_TRUE(rr.dropped_zext ? zext_dropped(&pr, 3, 2) : zext_kept(&pr, 3, 2));
 	return rr.dropped_zext;
@@ -356,75 +338,75 @@ TEST(zero_extending_alu32)
 		BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_OR, BPF_AND, BPF_LSH, BPF_RSH,
 		BPF_XOR, BPF_MOD, BPF_ARSH, BPF_MOV,
 	};
-	const struct bpf_insn nop = MOV64_REG(5, 5);
+	const struct bpf_insn nop = I_MOV64_REG(5, 5);
 	unsigned int k;
 
-	for (k = 0; k < N(ops); k++) {
-		EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | ops[k] | BPF_X, 2, 7, 0, 0), nop))
+	for (k = 0; k < ARRAY_SIZE(ops); k++) {
+		EXPECT_EQ(1, writer_drops(_metadata, I_RAW(BPF_ALU | ops[k] | BPF_X, 2, 7, 0, 0), nop))
 			TH_LOG("op %x X", ops[k]);
-		EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | ops[k] | BPF_K, 2, 0, 0, 3), nop))
+		EXPECT_EQ(1, writer_drops(_metadata, I_RAW(BPF_ALU | ops[k] | BPF_K, 2, 0, 0, 3), nop))
 			TH_LOG("op %x K", ops[k]);
 	}
-	EXPECT_EQ(1, writer_drops(_metadata, I(BPF_ALU | BPF_NEG, 2, 0, 0, 0), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_NEG, 2, 0, 0, 0), nop));
 	/* le64/be64 are 64-bit; the walk claims no byte swap */
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 64), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 32), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 64), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_END | BPF_TO_LE, 2, 0, 0, 32), nop));
 	/* no ALU op (the verifier refuses them) */
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | 0xe0 | BPF_X, 2, 7, 0, 0), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | 0xf0 | BPF_K, 2, 0, 0, 3), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | 0xe0 | BPF_X, 2, 7, 0, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | 0xf0 | BPF_K, 2, 0, 0, 3), nop));
 	/* off != 0: movsx / sdiv on 6.6+ (6.1 refuses them) */
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_MOV | BPF_X, 2, 7, 8, 0), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_ALU | BPF_DIV | BPF_X, 2, 7, 1, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_MOV | BPF_X, 2, 7, 8, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_ALU | BPF_DIV | BPF_X, 2, 7, 1, 0), nop));
 }
 
 TEST(zero_extending_loads_and_copies)
 {
-	const struct bpf_insn nop = MOV64_REG(5, 5);
+	const struct bpf_insn nop = I_MOV64_REG(5, 5);
 
-	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_W, 2, 10, -8), nop));
-	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_H, 2, 10, -8), nop));
-	EXPECT_EQ(1, writer_drops(_metadata, LDX(BPF_B, 2, 10, -8), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, LDX(BPF_DW, 2, 10, -8), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, I_LDX(BPF_W, 2, 10, -8), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, I_LDX(BPF_H, 2, 10, -8), nop));
+	EXPECT_EQ(1, writer_drops(_metadata, I_LDX(BPF_B, 2, 10, -8), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_LDX(BPF_DW, 2, 10, -8), nop));
 	/* BPF_PROBE_MEM (0x20) and MEMSX are not claimed */
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_LDX | 0x20 | BPF_W, 2, 7, 0, 0), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, I(BPF_LDX | BPFA_MODE_MEMSX | BPF_W, 2, 7, 0, 0),
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_LDX | 0x20 | BPF_W, 2, 7, 0, 0), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_RAW(BPF_LDX | BPFA_MODE_MEMSX | BPF_W, 2, 7, 0, 0),
 				  nop));
 	/* a copy of a zero-extended register is; of another, not */
-	EXPECT_EQ(1, writer_drops(_metadata, MOV32_REG(7, 7), MOV64_REG(2, 7)));
-	EXPECT_EQ(0, writer_drops(_metadata, MOV64_REG(7, 7), MOV64_REG(2, 7)));
-	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(7, 7), MOV64_REG(2, 10)));
+	EXPECT_EQ(1, writer_drops(_metadata, I_MOV32_REG(7, 7), I_MOV64_REG(2, 7)));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV64_REG(7, 7), I_MOV64_REG(2, 7)));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV32_REG(7, 7), I_MOV64_REG(2, 10)));
 	/* an addr_space_cast-shaped copy (off 1) is no plain copy */
-	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(7, 7), I(BPF_ALU64 | BPF_MOV | BPF_X,
-								 2, 7, 1, 1)));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV32_REG(7, 7),
+				  I_RAW(BPF_ALU64 | BPF_MOV | BPF_X, 2, 7, 1, 1)));
 	/* 64-bit writes */
 	EXPECT_EQ(0, writer_drops(_metadata, nop, nop));
-	EXPECT_EQ(0, writer_drops(_metadata, MOV64_REG(2, 7), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, ALU64_IMM(BPF_AND, 2, 0xff), nop));
-	EXPECT_EQ(0, writer_drops(_metadata, MOV64_IMM(2, 1), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV64_REG(2, 7), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_ALU64_IMM(BPF_AND, 2, 0xff), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV64_IMM(2, 1), nop));
 	/* the zero-extended register is another one */
-	EXPECT_EQ(0, writer_drops(_metadata, MOV32_REG(3, 7), nop));
+	EXPECT_EQ(0, writer_drops(_metadata, I_MOV32_REG(3, 7), nop));
 }
 
 TEST(what_forgets_zero_extension)
 {
-	const struct bpf_insn w = MOV32_REG(2, 7);
+	const struct bpf_insn w = I_MOV32_REG(2, 7);
 
-	EXPECT_EQ(1, writer_drops(_metadata, w, STX(BPF_DW, 10, 2, -8)));
-	EXPECT_EQ(1, writer_drops(_metadata, w, MOV32_REG(3, 2)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, ALU64_IMM(BPF_ADD, 2, 1)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, LDX(BPF_DW, 2, 10, -8)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, CALL(1)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, EXIT));
-	EXPECT_EQ(0, writer_drops(_metadata, w, ATOM(BPF_DW, 10, 2, -8, BPF_ADD | BPF_FETCH)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, ATOM(BPF_DW, 10, 3, -8, BPF_ADD)));
+	EXPECT_EQ(1, writer_drops(_metadata, w, I_STX(BPF_DW, 10, 2, -8)));
+	EXPECT_EQ(1, writer_drops(_metadata, w, I_MOV32_REG(3, 2)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_ALU64_IMM(BPF_ADD, 2, 1)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_LDX(BPF_DW, 2, 10, -8)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_RAW(BPF_ALU | BPF_END | BPF_TO_BE, 2, 0, 0, 64)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_CALL_HELPER(1)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_EXIT()));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_ATOMIC(BPF_DW, BPF_ADD | BPF_FETCH, 10, 2, -8)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_ATOMIC(BPF_DW, BPF_ADD, 10, 3, -8)));
 	/* any instruction naming AX: a verifier patch */
-	EXPECT_EQ(0, writer_drops(_metadata, w, MOV64_IMM(AX, 0)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_ALU64 | BPF_OR | BPF_X, 5, AX, 0, 0)));
-	EXPECT_EQ(0, writer_drops(_metadata, w, MOV32_REG(2, AX)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_MOV64_IMM(AX, 0)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_RAW(BPF_ALU64 | BPF_OR | BPF_X, 5, AX, 0, 0)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_MOV32_REG(2, AX)));
 	/* LD_ABS clobbers r0-r5 */
-	EXPECT_EQ(0, writer_drops(_metadata, w, I(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 0)));
+	EXPECT_EQ(0, writer_drops(_metadata, w, I_RAW(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 0)));
 }
 
 /* A LOAD of B/H/W zero-extends its destination; DW does not. */
@@ -438,10 +420,10 @@ TEST(narrow_load_zero_extends_destination)
 	for (k = 0; k < 4; k++) {
 		pr.n = 0;
 		load_form(&pr, 2, 3, sizes[k], 0);
-		emit(&pr, MOV64_REG(5, 5));
+		emit(&pr, I_MOV64_REG(5, 5));
 		b = load_form(&pr, 3, 4, BPF_DW, 0);
-		emit(&pr, MOV64_IMM(0, 0));
-		emit(&pr, EXIT);
+		emit(&pr, I_MOV64_IMM(0, 0));
+		emit(&pr, I_EXIT());
 		ASSERT_EQ(0, raise_opt(_metadata, &pr, &rr));
 		EXPECT_EQ(sizes[k] != BPF_DW ? 1u : 0u, rr.dropped_zext) TH_LOG("size %x", sizes[k]);
 		EXPECT_TRUE(sizes[k] != BPF_DW ? zext_dropped(&pr, b, 3) : zext_kept(&pr, b, 3));
@@ -458,11 +440,11 @@ TEST(reuse_ax_and_entry_at_second_form)
 
 	for (k = 0; k < 2; k++) {
 		pr.n = 0;
-		emit(&pr, k ? JEQ_IMM(1, 0, 5) : ja0);	/* k 1: to B (index 6) */
+		emit(&pr, k ? I_JMP_IMM(BPF_JEQ, 1, 0, 5) : ja0);	/* k 1: to B (index 6) */
 		a = load_form(&pr, 2, 3, BPF_DW, 0);
 		b = stx_form(&pr, 2, 4, BPF_DW, 8);
-		emit(&pr, MOV64_IMM(0, 0));
-		emit(&pr, EXIT);
+		emit(&pr, I_MOV64_IMM(0, 0));
+		emit(&pr, I_EXIT());
 		ASSERT_EQ(6, b);
 		ASSERT_EQ(0, raise_opt(_metadata, &pr, &rr));
 		EXPECT_TRUE(zext_kept(&pr, a, 2));
@@ -487,11 +469,11 @@ TEST(mark_inside_form_stops_reuse)
 	unsigned int b;
 
 	pr.n = 0;
-	emit(&pr, PCALL(2));		/* "targets" index 3, inside A */
+	emit(&pr, I_CALL_REL(2));		/* "targets" index 3, inside A */
 	load_form(&pr, 2, 3, BPF_DW, 0);
 	b = stx_form(&pr, 2, 4, BPF_DW, 8);
-	emit(&pr, MOV64_IMM(0, 0));
-	emit(&pr, EXIT);
+	emit(&pr, I_MOV64_IMM(0, 0));
+	emit(&pr, I_EXIT());
 	ASSERT_EQ(0, raise_opt(_metadata, &pr, &rr));
 	EXPECT_EQ(0, rr.reused_ax);
 	EXPECT_EQ(0, rr.dropped_zext);
@@ -526,34 +508,28 @@ static int reuse_through(struct __test_metadata *_metadata, struct bpf_insn betw
 	load_form(&pr, 2, 3, BPF_DW, 0);
 	emit(&pr, between);
 	b = stx_form(&pr, 2, 4, BPF_DW, 8);
-	emit(&pr, MOV64_IMM(0, 0));
-	emit(&pr, EXIT);
+	emit(&pr, I_MOV64_IMM(0, 0));
+	emit(&pr, I_EXIT());
 	EXPECT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
 	EXPECT_EQ(2, rr.raised);
 	EXPECT_EQ(rr.reused_ax ? true : false, ax_reused(&pr, b));
 	return rr.reused_ax;
 }
 
-#define JMP_X(op, d, s, o)	I(BPF_JMP | (op) | BPF_X, d, s, o, 0)
-#define JMP32_X(op, d, s, o)	I(BPF_JMP32 | (op) | BPF_X, d, s, o, 0)
-#define JMP32_IMM(op, d, i, o)	I(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)
-#define ALU64_REG(op, d, s)	I(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
-#define ALU32_REG(op, d, s)	I(BPF_ALU | (op) | BPF_X, d, s, 0, 0)
-
 /* What 6.1's JIT emits without touching r10, blinding or not (rewrite/raise.c, keeps_ax()). */
 TEST(reuse_ax_through_register_instructions)
 {
 	const struct bpf_insn keep[] = {
-		ALU64_REG(BPF_ADD, 3, 4), ALU32_REG(BPF_SUB, 4, 3), ALU64_REG(BPF_AND, 0, 5),
-		ALU64_REG(BPF_OR, 9, 1), ALU32_REG(BPF_XOR, 8, 8), MOV64_REG(7, 3),
-		MOV32_REG(5, 2),	/* reads S: fine */
-		JMP_X(BPF_JGT, 3, 1, 5), JMP32_X(BPF_JSET, 1, 2, 5), JMP_X(BPF_JSLE, 0, 9, 5),
-		LDX(BPF_DW, 4, 10, -8), LDX(BPF_B, 5, 1, 3), LDX(BPF_H, 0, 2, 100),
-		STX(BPF_W, 10, 3, -4), STX(BPF_B, 1, 2, 300),
+		I_ALU64_REG(BPF_ADD, 3, 4), I_ALU32_REG(BPF_SUB, 4, 3), I_ALU64_REG(BPF_AND, 0, 5),
+		I_ALU64_REG(BPF_OR, 9, 1), I_ALU32_REG(BPF_XOR, 8, 8), I_MOV64_REG(7, 3),
+		I_MOV32_REG(5, 2),	/* reads S: fine */
+		I_JMP_REG(BPF_JGT, 3, 1, 5), I_JMP32_REG(BPF_JSET, 1, 2, 5), I_JMP_REG(BPF_JSLE, 0, 9, 5),
+		I_LDX(BPF_DW, 4, 10, -8), I_LDX(BPF_B, 5, 1, 3), I_LDX(BPF_H, 0, 2, 100),
+		I_STX(BPF_W, 10, 3, -4), I_STX(BPF_B, 1, 2, 300),
 	};
 	unsigned int k;
 
-	for (k = 0; k < N(keep); k++) {
+	for (k = 0; k < ARRAY_SIZE(keep); k++) {
 		EXPECT_EQ(1, reuse_through(_metadata, keep[k], false)) TH_LOG("keep %u", k);
 		EXPECT_EQ(1, reuse_through(_metadata, keep[k], true)) TH_LOG("keep %u blinded", k);
 	}
@@ -563,15 +539,15 @@ TEST(reuse_ax_through_register_instructions)
 TEST(reuse_ax_through_immediates_only_without_blinding)
 {
 	const struct bpf_insn imm[] = {
-		ALU64_IMM(BPF_ADD, 3, 1), ALU32_IMM(BPF_SUB, 4, 100000), ALU64_IMM(BPF_AND, 0, -1),
-		ALU32_IMM(BPF_OR, 9, 7), ALU64_IMM(BPF_XOR, 5, 3), MOV64_IMM(3, -5),
-		MOV32_IMM(4, 0), MOV64_IMM(0, 0x7fffffff),
-		JEQ_IMM(1, 0, 5), JEQ32_IMM(3, 14, 5), JMP32_IMM(BPF_JSGT, 0, -3, 5),
-		JMP32_IMM(BPF_JSET, 9, 0x1000, 5),
+		I_ALU64_IMM(BPF_ADD, 3, 1), I_ALU32_IMM(BPF_SUB, 4, 100000), I_ALU64_IMM(BPF_AND, 0, -1),
+		I_ALU32_IMM(BPF_OR, 9, 7), I_ALU64_IMM(BPF_XOR, 5, 3), I_MOV64_IMM(3, -5),
+		I_MOV32_IMM(4, 0), I_MOV64_IMM(0, 0x7fffffff),
+		I_JMP_IMM(BPF_JEQ, 1, 0, 5), I_JMP32_IMM(BPF_JEQ, 3, 14, 5), I_JMP32_IMM(BPF_JSGT, 0, -3, 5),
+		I_JMP32_IMM(BPF_JSET, 9, 0x1000, 5),
 	};
 	unsigned int k;
 
-	for (k = 0; k < N(imm); k++) {
+	for (k = 0; k < ARRAY_SIZE(imm); k++) {
 		EXPECT_EQ(1, reuse_through(_metadata, imm[k], false)) TH_LOG("imm %u", k);
 		EXPECT_EQ(0, reuse_through(_metadata, imm[k], true)) TH_LOG("imm %u blinded", k);
 	}
@@ -581,22 +557,22 @@ TEST(reuse_ax_through_immediates_only_without_blinding)
 TEST(what_ends_an_ax_chain)
 {
 	const struct bpf_insn end[] = {
-		ALU64_IMM(BPF_ADD, 2, 1), MOV32_REG(2, 3), LDX(BPF_DW, 2, 10, -8),
-		ALU64_IMM(BPF_MUL, 3, 3), ALU64_REG(BPF_LSH, 3, 4), ALU32_IMM(BPF_ARSH, 3, 1),
-		ALU64_IMM(BPF_NEG, 3, 0), ALU64_REG(BPF_DIV, 3, 4), ALU64_IMM(BPF_MOD, 3, 4),
-		I(BPF_ALU | BPF_END | BPF_TO_BE, 3, 0, 0, 16),
-		I(BPF_ALU64 | BPF_ADD | BPF_X, 3, 4, 1, 0),		/* off != 0 */
-		I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 4, 8, 0),		/* movsx (6.6+) */
-		ALU64_REG(BPF_ADD, AX, 3), MOV64_REG(3, AX), JA(5), GOTOL(5),
-		CALL(1), I(BPF_JMP | 0xe0 | BPF_K, 3, 0, 5, 0),
-		I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 1),
-		I(BPF_LDX | 0x20 | BPF_DW, 3, 1, 0, 0),			/* BPF_PROBE_MEM */
-		ATOM(BPF_DW, 10, 3, -8, BPF_ADD),
-		I(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 4),
+		I_ALU64_IMM(BPF_ADD, 2, 1), I_MOV32_REG(2, 3), I_LDX(BPF_DW, 2, 10, -8),
+		I_ALU64_IMM(BPF_MUL, 3, 3), I_ALU64_REG(BPF_LSH, 3, 4), I_ALU32_IMM(BPF_ARSH, 3, 1),
+		I_ALU64_IMM(BPF_NEG, 3, 0), I_ALU64_REG(BPF_DIV, 3, 4), I_ALU64_IMM(BPF_MOD, 3, 4),
+		I_RAW(BPF_ALU | BPF_END | BPF_TO_BE, 3, 0, 0, 16),
+		I_RAW(BPF_ALU64 | BPF_ADD | BPF_X, 3, 4, 1, 0),		/* off != 0 */
+		I_RAW(BPF_ALU64 | BPF_MOV | BPF_X, 3, 4, 8, 0),		/* movsx (6.6+) */
+		I_ALU64_REG(BPF_ADD, AX, 3), I_MOV64_REG(3, AX), I_JA(5), I_GOTOL(5),
+		I_CALL_HELPER(1), I_RAW(BPF_JMP | 0xe0 | BPF_K, 3, 0, 5, 0),
+		I_RAW(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 1),
+		I_RAW(BPF_LDX | 0x20 | BPF_DW, 3, 1, 0, 0),			/* BPF_PROBE_MEM */
+		I_ATOMIC(BPF_DW, BPF_ADD, 10, 3, -8),
+		I_RAW(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 4),
 	};
 	unsigned int k;
 
-	for (k = 0; k < N(end); k++)
+	for (k = 0; k < ARRAY_SIZE(end); k++)
 		EXPECT_EQ(0, reuse_through(_metadata, end[k], false)) TH_LOG("end %u", k);
 }
 
@@ -620,10 +596,10 @@ static unsigned int chain_reuses(struct __test_metadata *_metadata, const unsign
 	for (j = 0; j < nforms; j++) {
 		stx_form(&pr, 2, 4, BPF_DW, 8 * j);
 		for (g = 0; j + 1 < nforms && g < gaps[j]; g++)
-			emit(&pr, ALU64_IMM(BPF_ADD, 3, 1));
+			emit(&pr, I_ALU64_IMM(BPF_ADD, 3, 1));
 	}
-	emit(&pr, MOV64_IMM(0, 0));
-	emit(&pr, EXIT);
+	emit(&pr, I_MOV64_IMM(0, 0));
+	emit(&pr, I_EXIT());
 	EXPECT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
 	EXPECT_EQ(nforms, rr.raised);
 	return rr.reused_ax;
@@ -658,12 +634,12 @@ TEST(entry_between_forms_stops_reuse)
 	for (k = 0; k < 2; k++) {
 		/* 0: if r1 == 0 goto 6 (k 1) or +0; 1-5: A; 6: r3 += r4; 7-11: B */
 		pr.n = 0;
-		emit(&pr, k ? JEQ_IMM(1, 0, 5) : JEQ_IMM(1, 0, 0));
+		emit(&pr, k ? I_JMP_IMM(BPF_JEQ, 1, 0, 5) : I_JMP_IMM(BPF_JEQ, 1, 0, 0));
 		load_form(&pr, 2, 3, BPF_DW, 0);
-		emit(&pr, ALU64_REG(BPF_ADD, 3, 4));
+		emit(&pr, I_ALU64_REG(BPF_ADD, 3, 4));
 		b = stx_form(&pr, 2, 4, BPF_DW, 8);
-		emit(&pr, MOV64_IMM(0, 0));
-		emit(&pr, EXIT);
+		emit(&pr, I_MOV64_IMM(0, 0));
+		emit(&pr, I_EXIT());
 		ASSERT_EQ(7, b);
 		ASSERT_EQ(0, bpfa_raise(&env, pr.p, pr.n, &rr)) TH_LOG("%s", rr.msg);
 		EXPECT_EQ(k ? 0 : 1, rr.reused_ax) TH_LOG("k %d", k);

@@ -2,7 +2,7 @@
 /*
  * Written for clang >= 19, as upstream's arena selftests are: no cast_kern()
  * or cast_user(), an arena global used directly, pointers loaded from the
- * arena and followed.  tests/libbpf-new/header-check.sh builds it: clang-19
+ * arena and followed.  tests/unit/bpf_header_test.sh builds it: clang-19
  * must compile it; clang-14 must stop at bpf_arena.h's #error instead of
  * producing an object the verifier refuses at load.
  */

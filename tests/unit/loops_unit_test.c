@@ -2,7 +2,7 @@
 /*
  * Host tests of rewrite/loops.c (docs/LOOPS.md).  Each program is run before the
  * pass (may_goto with upstream's per-frame budget of 8M) and after it
- * (bpf_loop + the outlined global body) by tests/loops/bpf_interp.h, and the
+ * (bpf_loop + the outlined global body) by tests/unit/bpf_interp.h, and the
  * two results must agree; the refusals are checked by message; random
  * mutations of the programs must never crash the pass.
  */
@@ -13,45 +13,13 @@
 #include <errno.h>
 
 #include "kselftest_harness.h"
+#include "bpf_insn.h"
 
 #include <linux/btf.h>
 
 #include "loops.h"
 #include "bpf_interp.h"
-
-#define I(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-					   .off = (o), .imm = (i) })
-#define MOV_K(d, i)		I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV_X(d, s)		I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ADD_K(d, i)		I(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define ADD_X(d, s)		I(BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0)
-#define LDX(d, s, o)		I(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define STX(d, s, o)		I(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define JK(op, d, i, o)		I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
-#define JX(op, d, s, o)		I(BPF_JMP | (op) | BPF_X, d, s, o, 0)
-#define JA(o)			I(BPF_JMP | BPF_JA, 0, 0, o, 0)
-#define MAY_GOTO(o)		I(BPF_JMP | 0xe0 | BPF_K, 0, 0, o, 0)
-#define EXIT			I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-#define PCALL(rel)		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel)
-#define LD_VALUE(d, fd)		I(BPF_LD | BPF_IMM | BPF_DW, d, BPF_PSEUDO_MAP_VALUE, 0, fd), \
-				I(0, 0, 0, 0, 0)
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static long live_allocs;
-
-static void *t_zalloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	live_allocs++;
-	return calloc(1, size);
-}
-
-static void t_free(void *ctx, void *p)
-{
-	(void)ctx;
-	live_allocs--;
-	free(p);
-}
+#include "rewrite_env.h"
 
 static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
 
@@ -64,9 +32,9 @@ static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
 		memcpy(__c1, ctx_init, sizeof(__c1));				\
 		memcpy(__c2, ctx_init, sizeof(__c2));				\
 		__vm.map_values[0] = map0;					\
-		__r1 = bi_exec(&__vm, p, N(p), __c1);				\
+		__r1 = bi_exec(&__vm, p, ARRAY_SIZE(p), __c1);				\
 		ASSERT_FALSE(__vm.fault) TH_LOG("original: %s", __vm.why);	\
-		ASSERT_EQ(0, bpfa_loops(&env, p, N(p), &__res)) TH_LOG("%s", __res.msg); \
+		ASSERT_EQ(0, bpfa_loops(&env, p, ARRAY_SIZE(p), &__res)) TH_LOG("%s", __res.msg); \
 		__vm.map_values[0] = map1;					\
 		__r2 = bi_exec(&__vm, __res.insns, __res.len, __c2);		\
 		ASSERT_FALSE(__vm.fault) TH_LOG("translated: %s", __vm.why);	\
@@ -82,18 +50,18 @@ static uint64_t map0[4], map1[4];
 
 /* sum of 0..n-1 with can_loop: ctx[0] = n, ctx[1] = sum; r0 = iterations */
 static const struct bpf_insn sum_prog[] = {
-	MOV_X(9, 1),		/* 0: ctx passes by the loop */
-	LDX(8, 1, 0),		/* 1 */
-	MOV_K(6, 0),		/* 2 */
-	MOV_K(7, 0),		/* 3 */
-	MAY_GOTO(4),		/* 4: loop head -> 9 */
-	JX(BPF_JGE, 7, 8, 3),	/* 5 -> 9 */
-	ADD_X(6, 7),		/* 6 */
-	ADD_K(7, 1),		/* 7 */
-	JA(-5),			/* 8 -> 4 */
-	STX(9, 6, 8),		/* 9 */
-	MOV_X(0, 7),		/* 10 */
-	EXIT,			/* 11 */
+	I_MOV64_REG(9, 1),		/* 0: ctx passes by the loop */
+	I_LDX(BPF_DW, 8, 1, 0),		/* 1 */
+	I_MOV64_IMM(6, 0),		/* 2 */
+	I_MOV64_IMM(7, 0),		/* 3 */
+	I_MAY_GOTO(4),		/* 4: loop head -> 9 */
+	I_JMP_REG(BPF_JGE, 7, 8, 3),	/* 5 -> 9 */
+	I_ALU64_REG(BPF_ADD, 6, 7),		/* 6 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 7 */
+	I_JA(-5),			/* 8 -> 4 */
+	I_STX(BPF_DW, 9, 6, 8),		/* 9 */
+	I_MOV64_REG(0, 7),		/* 10 */
+	I_EXIT(),			/* 11 */
 };
 
 TEST(sum_100k_matches_and_is_outlined)
@@ -101,9 +69,9 @@ TEST(sum_100k_matches_and_is_outlined)
 	uint64_t ctx[2] = { 100000, 0 };
 	struct bpfa_loops_result res;
 
-	ASSERT_TRUE(bpfa_loops_needed(sum_prog, N(sum_prog)));
+	ASSERT_TRUE(bpfa_loops_needed(sum_prog, ARRAY_SIZE(sum_prog)));
 	ASSERT_EQ(100000, SAME_RESULT(sum_prog, ctx, 2));
-	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, N(sum_prog), &res));
+	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, ARRAY_SIZE(sum_prog), &res));
 	EXPECT_EQ(1, res.loops);
 	EXPECT_EQ(3, res.func_info_cnt);
 	EXPECT_EQ(0, res.func_info[0].insn_off);
@@ -115,12 +83,12 @@ TEST(sum_100k_matches_and_is_outlined)
 
 /* Budget exhaustion: the loop only ends through may_goto, after 8M rounds. */
 static const struct bpf_insn budget_prog[] = {
-	MOV_K(6, 0),		/* 0 */
-	MAY_GOTO(2),		/* 1 -> 4 */
-	ADD_K(6, 1),		/* 2 */
-	JA(-3),			/* 3 -> 1 */
-	MOV_X(0, 6),		/* 4 */
-	EXIT,			/* 5 */
+	I_MOV64_IMM(6, 0),		/* 0 */
+	I_MAY_GOTO(2),		/* 1 -> 4 */
+	I_ALU64_IMM(BPF_ADD, 6, 1),		/* 2 */
+	I_JA(-3),			/* 3 -> 1 */
+	I_MOV64_REG(0, 6),		/* 4 */
+	I_EXIT(),			/* 5 */
 };
 
 TEST(budget_exhaustion_exits_through_may_goto)
@@ -132,22 +100,22 @@ TEST(budget_exhaustion_exits_through_may_goto)
 
 /* Two exits and an `exit` inside the loop: ctx[0] = limit. */
 static const struct bpf_insn multi_exit_prog[] = {
-	MOV_X(9, 1),		/* 0 */
-	LDX(7, 1, 0),		/* 1 */
-	MOV_K(6, 0),		/* 2 */
-	MAY_GOTO(10),		/* 3: head -> 14 */
-	JK(BPF_JNE, 6, 7, 2),	/* 4 -> 7 */
-	MOV_K(0, 77),		/* 5 */
-	EXIT,			/* 6: return from inside the loop */
-	JX(BPF_JGE, 6, 7, 2),	/* 7 -> 10 */
-	ADD_K(6, 1),		/* 8 */
-	JA(-7),			/* 9 -> 3 */
-	STX(9, 6, 8),		/* 10 */
-	MOV_K(0, 1),		/* 11 */
-	EXIT,			/* 12 */
-	EXIT,			/* 13 (dead) */
-	MOV_K(0, 2),		/* 14 */
-	EXIT,			/* 15 */
+	I_MOV64_REG(9, 1),		/* 0 */
+	I_LDX(BPF_DW, 7, 1, 0),		/* 1 */
+	I_MOV64_IMM(6, 0),		/* 2 */
+	I_MAY_GOTO(10),		/* 3: head -> 14 */
+	I_JMP_IMM(BPF_JNE, 6, 7, 2),	/* 4 -> 7 */
+	I_MOV64_IMM(0, 77),		/* 5 */
+	I_EXIT(),			/* 6: return from inside the loop */
+	I_JMP_REG(BPF_JGE, 6, 7, 2),	/* 7 -> 10 */
+	I_ALU64_IMM(BPF_ADD, 6, 1),		/* 8 */
+	I_JA(-7),			/* 9 -> 3 */
+	I_STX(BPF_DW, 9, 6, 8),		/* 10 */
+	I_MOV64_IMM(0, 1),		/* 11 */
+	I_EXIT(),			/* 12 */
+	I_EXIT(),			/* 13 (dead) */
+	I_MOV64_IMM(0, 2),		/* 14 */
+	I_EXIT(),			/* 15 */
 };
 
 TEST(multiple_exits)
@@ -160,16 +128,16 @@ TEST(multiple_exits)
 
 /* do { sum += n } while (--n && can_loop): a conditional back edge at the end. */
 static const struct bpf_insn do_while_prog[] = {
-	LDX(7, 1, 0),		/* 0 */
-	MOV_K(6, 0),		/* 1 */
-	MAY_GOTO(5),		/* 2: head -> 8 */
-	ADD_X(6, 7),		/* 3 */
-	ADD_K(7, -1),		/* 4 */
-	JK(BPF_JNE, 7, 0, -4),	/* 5 -> 2; falls out to 6 */
-	MOV_X(0, 6),		/* 6 */
-	EXIT,			/* 7 */
-	MOV_K(0, -1),		/* 8 */
-	EXIT,			/* 9 */
+	I_LDX(BPF_DW, 7, 1, 0),		/* 0 */
+	I_MOV64_IMM(6, 0),		/* 1 */
+	I_MAY_GOTO(5),		/* 2: head -> 8 */
+	I_ALU64_REG(BPF_ADD, 6, 7),		/* 3 */
+	I_ALU64_IMM(BPF_ADD, 7, -1),		/* 4 */
+	I_JMP_IMM(BPF_JNE, 7, 0, -4),	/* 5 -> 2; falls out to 6 */
+	I_MOV64_REG(0, 6),		/* 6 */
+	I_EXIT(),			/* 7 */
+	I_MOV64_IMM(0, -1),		/* 8 */
+	I_EXIT(),			/* 9 */
 };
 
 TEST(conditional_back_edge_falls_out)
@@ -181,17 +149,17 @@ TEST(conditional_back_edge_falls_out)
 
 /* A map value pointer from ld_imm64 crosses the head: re-derived in the body. */
 static const struct bpf_insn map_prog[] = {
-	LD_VALUE(8, 0),		/* 0-1 */
-	MOV_K(7, 0),		/* 2 */
-	MAY_GOTO(6),		/* 3: head -> 10 */
-	JK(BPF_JGE, 7, 10, 5),	/* 4 -> 10 */
-	LDX(2, 8, 0),		/* 5 */
-	ADD_X(2, 7),		/* 6 */
-	STX(8, 2, 0),		/* 7 */
-	ADD_K(7, 1),		/* 8 */
-	JA(-7),			/* 9 -> 3 */
-	LDX(0, 8, 0),		/* 10 */
-	EXIT,			/* 11 */
+	I_LD_MAP_VALUE(8, 0, 0),		/* 0-1 */
+	I_MOV64_IMM(7, 0),		/* 2 */
+	I_MAY_GOTO(6),		/* 3: head -> 10 */
+	I_JMP_IMM(BPF_JGE, 7, 10, 5),	/* 4 -> 10 */
+	I_LDX(BPF_DW, 2, 8, 0),		/* 5 */
+	I_ALU64_REG(BPF_ADD, 2, 7),		/* 6 */
+	I_STX(BPF_DW, 8, 2, 0),		/* 7 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 8 */
+	I_JA(-7),			/* 9 -> 3 */
+	I_LDX(BPF_DW, 0, 8, 0),		/* 10 */
+	I_EXIT(),			/* 11 */
 };
 
 TEST(map_value_pointer_rederived)
@@ -205,10 +173,10 @@ TEST(map_value_pointer_rederived)
 
 /* may_goto outside any loop: a plain budget test in place. */
 static const struct bpf_insn straight_prog[] = {
-	MOV_K(0, 1),
-	MAY_GOTO(1),
-	MOV_K(0, 2),
-	EXIT,
+	I_MOV64_IMM(0, 1),
+	I_MAY_GOTO(1),
+	I_MOV64_IMM(0, 2),
+	I_EXIT(),
 };
 
 TEST(may_goto_outside_loops)
@@ -223,18 +191,18 @@ TEST(list_walk_100k)
 {
 	static uint64_t nodes[100000][2];
 	const struct bpf_insn p[] = {
-		MOV_X(9, 1),		/* 0 */
-		LDX(2, 1, 0),		/* 1: head */
-		MOV_K(6, 0),		/* 2 */
-		JK(BPF_JEQ, 2, 0, 5),	/* 3: head -> 9 */
-		LDX(3, 2, 8),		/* 4 */
-		ADD_X(6, 3),		/* 5 */
-		LDX(2, 2, 0),		/* 6 */
-		MAY_GOTO(1),		/* 7 -> 9 */
-		JA(-6),			/* 8 -> 3 */
-		STX(9, 6, 8),		/* 9 */
-		MOV_K(0, 0),		/* 10 */
-		EXIT,			/* 11 */
+		I_MOV64_REG(9, 1),		/* 0 */
+		I_LDX(BPF_DW, 2, 1, 0),		/* 1: head */
+		I_MOV64_IMM(6, 0),		/* 2 */
+		I_JMP_IMM(BPF_JEQ, 2, 0, 5),	/* 3: head -> 9 */
+		I_LDX(BPF_DW, 3, 2, 8),		/* 4 */
+		I_ALU64_REG(BPF_ADD, 6, 3),		/* 5 */
+		I_LDX(BPF_DW, 2, 2, 0),		/* 6 */
+		I_MAY_GOTO(1),		/* 7 -> 9 */
+		I_JA(-6),			/* 8 -> 3 */
+		I_STX(BPF_DW, 9, 6, 8),		/* 9 */
+		I_MOV64_IMM(0, 0),		/* 10 */
+		I_EXIT(),			/* 11 */
 	};
 	uint64_t ctx[2], sum = 0;
 	unsigned int i;
@@ -253,8 +221,8 @@ TEST(list_walk_100k)
 
 		struct bi vm0 = { 0 };
 
-		ASSERT_EQ(0, bpfa_loops(&env, p, N(p), &res));
-		bi_exec(&vm0, p, N(p), ctx);
+		ASSERT_EQ(0, bpfa_loops(&env, p, ARRAY_SIZE(p), &res));
+		bi_exec(&vm0, p, ARRAY_SIZE(p), ctx);
 		bi_exec(&vm, res.insns, res.len, ctx);
 		ASSERT_FALSE(vm.fault);
 		EXPECT_EQ(sum, ctx[1]);
@@ -270,7 +238,7 @@ TEST(list_walk_100k)
 #define REFUSED(p, needle)							\
 	do {									\
 		struct bpfa_loops_result __res;					\
-		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, N(p), &__res));		\
+		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, ARRAY_SIZE(p), &__res));		\
 		EXPECT_NE(NULL, strstr(__res.msg, needle)) TH_LOG("%s", __res.msg); \
 		EXPECT_EQ(0, strncmp(__res.msg, "bpf_arena: insn ", 16));	\
 		EXPECT_EQ(NULL, __res.insns);					\
@@ -284,25 +252,25 @@ TEST(list_walk_100k)
  * only reads (7).
  */
 static const struct bpf_insn stack_prog[] = {
-	LDX(8, 1, 0),		/* 0: n */
-	MOV_K(6, 0),		/* 1 */
-	STX(10, 6, -8),		/* 2: i = 0 */
-	STX(10, 6, -16),	/* 3: sum = 0 */
-	MOV_K(6, 7),		/* 4 */
-	STX(10, 6, -24),	/* 5: read-only slot */
-	MAY_GOTO(8),		/* 6: head -> 15 */
-	LDX(6, 10, -8),		/* 7: i */
-	JX(BPF_JGE, 6, 8, 6),	/* 8 -> 15 */
-	LDX(7, 10, -16),	/* 9 */
-	ADD_X(7, 6),		/* 10 */
-	STX(10, 7, -16),	/* 11 */
-	ADD_K(6, 1),		/* 12 */
-	STX(10, 6, -8),		/* 13 */
-	JA(-9),			/* 14 -> 6 */
-	LDX(0, 10, -16),	/* 15 */
-	LDX(7, 10, -24),	/* 16 */
-	ADD_X(0, 7),		/* 17 */
-	EXIT,
+	I_LDX(BPF_DW, 8, 1, 0),		/* 0: n */
+	I_MOV64_IMM(6, 0),		/* 1 */
+	I_STX(BPF_DW, 10, 6, -8),		/* 2: i = 0 */
+	I_STX(BPF_DW, 10, 6, -16),	/* 3: sum = 0 */
+	I_MOV64_IMM(6, 7),		/* 4 */
+	I_STX(BPF_DW, 10, 6, -24),	/* 5: read-only slot */
+	I_MAY_GOTO(8),		/* 6: head -> 15 */
+	I_LDX(BPF_DW, 6, 10, -8),		/* 7: i */
+	I_JMP_REG(BPF_JGE, 6, 8, 6),	/* 8 -> 15 */
+	I_LDX(BPF_DW, 7, 10, -16),	/* 9 */
+	I_ALU64_REG(BPF_ADD, 7, 6),		/* 10 */
+	I_STX(BPF_DW, 10, 7, -16),	/* 11 */
+	I_ALU64_IMM(BPF_ADD, 6, 1),		/* 12 */
+	I_STX(BPF_DW, 10, 6, -8),		/* 13 */
+	I_JA(-9),			/* 14 -> 6 */
+	I_LDX(BPF_DW, 0, 10, -16),	/* 15 */
+	I_LDX(BPF_DW, 7, 10, -24),	/* 16 */
+	I_ALU64_REG(BPF_ADD, 0, 7),		/* 17 */
+	I_EXIT(),
 };
 
 TEST(stack_slots_are_mirrored)
@@ -318,18 +286,18 @@ TEST(stack_slots_are_mirrored)
 TEST(stack_pointer_rederived)
 {
 	const struct bpf_insn p[] = {
-		MOV_X(9, 10),		/* 0 */
-		ADD_K(9, -8),		/* 1: r9 = fp - 8 */
-		MOV_K(6, 0),		/* 2 */
-		STX(9, 6, 0),		/* 3 */
-		MAY_GOTO(5),		/* 4: head -> 10 */
-		LDX(6, 9, 0),		/* 5 */
-		ADD_K(6, 3),		/* 6 */
-		STX(9, 6, 0),		/* 7 */
-		JK(BPF_JLT, 6, 300, -5),	/* 8 -> 4 */
-		JA(0),			/* 9 */
-		LDX(0, 10, -8),		/* 10 */
-		EXIT,
+		I_MOV64_REG(9, 10),		/* 0 */
+		I_ALU64_IMM(BPF_ADD, 9, -8),		/* 1: r9 = fp - 8 */
+		I_MOV64_IMM(6, 0),		/* 2 */
+		I_STX(BPF_DW, 9, 6, 0),		/* 3 */
+		I_MAY_GOTO(5),		/* 4: head -> 10 */
+		I_LDX(BPF_DW, 6, 9, 0),		/* 5 */
+		I_ALU64_IMM(BPF_ADD, 6, 3),		/* 6 */
+		I_STX(BPF_DW, 9, 6, 0),		/* 7 */
+		I_JMP_IMM(BPF_JLT, 6, 300, -5),	/* 8 -> 4 */
+		I_JA(0),			/* 9 */
+		I_LDX(BPF_DW, 0, 10, -8),		/* 10 */
+		I_EXIT(),
 	};
 	uint64_t ctx[1] = { 0 };
 
@@ -339,13 +307,13 @@ TEST(stack_pointer_rederived)
 TEST(refuses_stack_pointer_stored_to_memory)
 {
 	const struct bpf_insn p[] = {
-		MOV_K(6, 0),
-		MAY_GOTO(3),
-		STX(1, 10, 0),
-		ADD_K(6, 1),
-		JA(-4),
-		MOV_X(0, 6),
-		EXIT,
+		I_MOV64_IMM(6, 0),
+		I_MAY_GOTO(3),
+		I_STX(BPF_DW, 1, 10, 0),
+		I_ALU64_IMM(BPF_ADD, 6, 1),
+		I_JA(-4),
+		I_MOV64_REG(0, 6),
+		I_EXIT(),
 	};
 
 	REFUSED(p, "stores a stack pointer to memory");
@@ -354,14 +322,14 @@ TEST(refuses_stack_pointer_stored_to_memory)
 TEST(refuses_ctx_used_in_loop)
 {
 	const struct bpf_insn p[] = {
-		MOV_X(9, 1),
-		MOV_K(6, 0),
-		MAY_GOTO(3),
-		LDX(2, 9, 0),
-		ADD_X(6, 2),
-		JA(-4),
-		MOV_X(0, 6),
-		EXIT,
+		I_MOV64_REG(9, 1),
+		I_MOV64_IMM(6, 0),
+		I_MAY_GOTO(3),
+		I_LDX(BPF_DW, 2, 9, 0),
+		I_ALU64_REG(BPF_ADD, 6, 2),
+		I_JA(-4),
+		I_MOV64_REG(0, 6),
+		I_EXIT(),
 	};
 
 	REFUSED(p, "R9 holds the context pointer at the loop head");
@@ -370,14 +338,14 @@ TEST(refuses_ctx_used_in_loop)
 TEST(refuses_register_written_on_some_paths)
 {
 	const struct bpf_insn p[] = {
-		LDX(7, 1, 0),		/* 0 */
-		JK(BPF_JEQ, 7, 0, 1),	/* 1 -> 3 */
-		MOV_K(6, 5),		/* 2 */
-		MAY_GOTO(2),		/* 3: head -> 6 */
-		MOV_K(6, 1),		/* 4 */
-		JA(-3),			/* 5 -> 3 */
-		MOV_X(0, 6),		/* 6 */
-		EXIT,
+		I_LDX(BPF_DW, 7, 1, 0),		/* 0 */
+		I_JMP_IMM(BPF_JEQ, 7, 0, 1),	/* 1 -> 3 */
+		I_MOV64_IMM(6, 5),		/* 2 */
+		I_MAY_GOTO(2),		/* 3: head -> 6 */
+		I_MOV64_IMM(6, 1),		/* 4 */
+		I_JA(-3),			/* 5 -> 3 */
+		I_MOV64_REG(0, 6),		/* 6 */
+		I_EXIT(),
 	};
 
 	REFUSED(p, "R6 may be uninitialised where the loop is entered");
@@ -385,21 +353,21 @@ TEST(refuses_register_written_on_some_paths)
 
 /* Nested loops: the inner may_goto is outlined in a second round, inside the outer body. */
 static const struct bpf_insn nested_prog[] = {
-	LDX(8, 1, 0),		/* 0: n */
-	MOV_K(6, 0),		/* 1: sum */
-	MOV_K(7, 0),		/* 2: i */
-	MAY_GOTO(9),		/* 3: outer head -> 13 */
-	JX(BPF_JGE, 7, 8, 8),	/* 4 -> 13 */
-	MOV_K(5, 0),		/* 5: j */
-	MAY_GOTO(4),		/* 6: inner head -> 11 */
-	JX(BPF_JGE, 5, 7, 3),	/* 7 -> 11 */
-	ADD_X(6, 5),		/* 8 */
-	ADD_K(5, 1),		/* 9 */
-	JA(-5),			/* 10 -> 6 */
-	ADD_K(7, 1),		/* 11 */
-	JA(-10),		/* 12 -> 3 */
-	MOV_X(0, 6),		/* 13 */
-	EXIT,
+	I_LDX(BPF_DW, 8, 1, 0),		/* 0: n */
+	I_MOV64_IMM(6, 0),		/* 1: sum */
+	I_MOV64_IMM(7, 0),		/* 2: i */
+	I_MAY_GOTO(9),		/* 3: outer head -> 13 */
+	I_JMP_REG(BPF_JGE, 7, 8, 8),	/* 4 -> 13 */
+	I_MOV64_IMM(5, 0),		/* 5: j */
+	I_MAY_GOTO(4),		/* 6: inner head -> 11 */
+	I_JMP_REG(BPF_JGE, 5, 7, 3),	/* 7 -> 11 */
+	I_ALU64_REG(BPF_ADD, 6, 5),		/* 8 */
+	I_ALU64_IMM(BPF_ADD, 5, 1),		/* 9 */
+	I_JA(-5),			/* 10 -> 6 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 11 */
+	I_JA(-10),		/* 12 -> 3 */
+	I_MOV64_REG(0, 6),		/* 13 */
+	I_EXIT(),
 };
 
 TEST(nested_loops)
@@ -408,7 +376,7 @@ TEST(nested_loops)
 	struct bpfa_loops_result res;
 
 	ASSERT_EQ(19600, SAME_RESULT(nested_prog, ctx, 1));	/* C(50, 3) */
-	ASSERT_EQ(0, bpfa_loops(&env, nested_prog, N(nested_prog), &res));
+	ASSERT_EQ(0, bpfa_loops(&env, nested_prog, ARRAY_SIZE(nested_prog), &res));
 	EXPECT_EQ(2, res.loops);
 	/* main, then per loop a callback and a body */
 	EXPECT_EQ(5, res.func_info_cnt);
@@ -421,15 +389,15 @@ TEST(nested_loops)
 TEST(nested_bounded_loop)
 {
 	const struct bpf_insn p[] = {
-		MOV_K(6, 0),		/* 0 */
-		MAY_GOTO(5),		/* 1 -> 7 */
-		MOV_K(7, 0),		/* 2 */
-		ADD_K(7, 1),		/* 3: inner */
-		JK(BPF_JLT, 7, 4, -2),	/* 4 -> 3 */
-		ADD_X(6, 7),		/* 5 */
-		JK(BPF_JLT, 6, 40, -6),	/* 6 -> 1 */
-		MOV_X(0, 6),		/* 7 */
-		EXIT,
+		I_MOV64_IMM(6, 0),		/* 0 */
+		I_MAY_GOTO(5),		/* 1 -> 7 */
+		I_MOV64_IMM(7, 0),		/* 2 */
+		I_ALU64_IMM(BPF_ADD, 7, 1),		/* 3: inner */
+		I_JMP_IMM(BPF_JLT, 7, 4, -2),	/* 4 -> 3 */
+		I_ALU64_REG(BPF_ADD, 6, 7),		/* 5 */
+		I_JMP_IMM(BPF_JLT, 6, 40, -6),	/* 6 -> 1 */
+		I_MOV64_REG(0, 6),		/* 7 */
+		I_EXIT(),
 	};
 	uint64_t ctx[1] = { 0 };
 
@@ -443,18 +411,18 @@ TEST(nested_bounded_loop)
 TEST(nested_loops_share_the_budget)
 {
 	const struct bpf_insn p[] = {
-		MOV_X(9, 1),		/* 0 */
-		MOV_K(6, 0),		/* 1 */
-		MOV_K(7, 0),		/* 2 */
-		MAY_GOTO(5),		/* 3: outer -> 9 */
-		MAY_GOTO(2),		/* 4: inner -> 7 */
-		ADD_K(6, 1),		/* 5 */
-		JA(-3),			/* 6 -> 4 */
-		ADD_K(7, 1),		/* 7 */
-		JK(BPF_JLT, 7, 3, -6),	/* 8 -> 3 */
-		STX(9, 7, 0),		/* 9 */
-		MOV_X(0, 6),		/* 10 */
-		EXIT,
+		I_MOV64_REG(9, 1),		/* 0 */
+		I_MOV64_IMM(6, 0),		/* 1 */
+		I_MOV64_IMM(7, 0),		/* 2 */
+		I_MAY_GOTO(5),		/* 3: outer -> 9 */
+		I_MAY_GOTO(2),		/* 4: inner -> 7 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 5 */
+		I_JA(-3),			/* 6 -> 4 */
+		I_ALU64_IMM(BPF_ADD, 7, 1),		/* 7 */
+		I_JMP_IMM(BPF_JLT, 7, 3, -6),	/* 8 -> 3 */
+		I_STX(BPF_DW, 9, 7, 0),		/* 9 */
+		I_MOV64_REG(0, 6),		/* 10 */
+		I_EXIT(),
 	};
 	uint64_t ctx[1] = { 0 };
 
@@ -465,28 +433,28 @@ TEST(nested_loops_share_the_budget)
 TEST(loop_entered_in_the_middle)
 {
 	const struct bpf_insn p[] = {
-		LDX(8, 1, 0),		/* 0: n */
-		MOV_K(6, 0),		/* 1 */
-		MOV_K(7, 0),		/* 2 */
-		JA(3),			/* 3 -> 7: enter at E */
-		ADD_X(6, 7),		/* 4: body, below E */
-		ADD_K(7, 1),		/* 5 */
-		MOV_K(0, 0),		/* 6 */
-		MAY_GOTO(2),		/* 7: E -> 10 */
-		JX(BPF_JLT, 7, 8, -5),	/* 8 -> 4 */
-		JA(0),			/* 9 */
-		MOV_X(0, 6),		/* 10 */
-		EXIT,
+		I_LDX(BPF_DW, 8, 1, 0),		/* 0: n */
+		I_MOV64_IMM(6, 0),		/* 1 */
+		I_MOV64_IMM(7, 0),		/* 2 */
+		I_JA(3),			/* 3 -> 7: enter at E */
+		I_ALU64_REG(BPF_ADD, 6, 7),		/* 4: body, below E */
+		I_ALU64_IMM(BPF_ADD, 7, 1),		/* 5 */
+		I_MOV64_IMM(0, 0),		/* 6 */
+		I_MAY_GOTO(2),		/* 7: E -> 10 */
+		I_JMP_REG(BPF_JLT, 7, 8, -5),	/* 8 -> 4 */
+		I_JA(0),			/* 9 */
+		I_MOV64_REG(0, 6),		/* 10 */
+		I_EXIT(),
 	};
 	const struct bpf_insn two_entries[] = {
-		MOV_K(6, 0),		/* 0 */
-		JK(BPF_JEQ, 6, 1, 2),	/* 1 -> 4 */
-		MAY_GOTO(3),		/* 2: head -> 6 */
-		ADD_K(6, 1),		/* 3 */
-		ADD_K(6, 1),		/* 4 */
-		JA(-4),			/* 5 -> 2 */
-		MOV_X(0, 6),		/* 6 */
-		EXIT,
+		I_MOV64_IMM(6, 0),		/* 0 */
+		I_JMP_IMM(BPF_JEQ, 6, 1, 2),	/* 1 -> 4 */
+		I_MAY_GOTO(3),		/* 2: head -> 6 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 3 */
+		I_ALU64_IMM(BPF_ADD, 6, 1),		/* 4 */
+		I_JA(-4),			/* 5 -> 2 */
+		I_MOV64_REG(0, 6),		/* 6 */
+		I_EXIT(),
 	};
 	uint64_t ctx[1] = { 100 };
 
@@ -496,19 +464,19 @@ TEST(loop_entered_in_the_middle)
 
 /* A loop calling a subprogram: the call is relocated into the body. */
 static const struct bpf_insn subprog_prog[] = {
-	MOV_K(6, 0),		/* 0 */
-	MOV_K(7, 0),		/* 1 */
-	MAY_GOTO(5),		/* 2: head -> 8 */
-	MOV_X(1, 7),		/* 3 */
-	PCALL(5),		/* 4 -> 10 */
-	ADD_X(6, 0),		/* 5 */
-	ADD_K(7, 1),		/* 6 */
-	JK(BPF_JLT, 7, 10, -6),	/* 7 -> 2 */
-	MOV_X(0, 6),		/* 8 */
-	EXIT,			/* 9 */
-	MOV_X(0, 1),		/* 10: sub */
-	I(BPF_ALU64 | BPF_LSH | BPF_K, 0, 0, 0, 1),
-	EXIT,
+	I_MOV64_IMM(6, 0),		/* 0 */
+	I_MOV64_IMM(7, 0),		/* 1 */
+	I_MAY_GOTO(5),		/* 2: head -> 8 */
+	I_MOV64_REG(1, 7),		/* 3 */
+	I_CALL_REL(5),		/* 4 -> 10 */
+	I_ALU64_REG(BPF_ADD, 6, 0),		/* 5 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 6 */
+	I_JMP_IMM(BPF_JLT, 7, 10, -6),	/* 7 -> 2 */
+	I_MOV64_REG(0, 6),		/* 8 */
+	I_EXIT(),			/* 9 */
+	I_MOV64_REG(0, 1),		/* 10: sub */
+	I_RAW(BPF_ALU64 | BPF_LSH | BPF_K, 0, 0, 0, 1),
+	I_EXIT(),
 };
 
 TEST(loop_calling_a_subprogram)
@@ -517,7 +485,7 @@ TEST(loop_calling_a_subprogram)
 	struct bpfa_loops_result res;
 
 	ASSERT_EQ(90, SAME_RESULT(subprog_prog, ctx, 1));
-	ASSERT_EQ(0, bpfa_loops(&env, subprog_prog, N(subprog_prog), &res));
+	ASSERT_EQ(0, bpfa_loops(&env, subprog_prog, ARRAY_SIZE(subprog_prog), &res));
 	/* main, the subprogram, the callback and the body */
 	ASSERT_EQ(4, res.func_info_cnt);
 	EXPECT_EQ(0, res.func_info[0].insn_off);
@@ -528,23 +496,23 @@ TEST(loop_calling_a_subprogram)
 
 /* A loop in a subprogram: its own budget, frame region and driver. */
 static const struct bpf_insn sub_loop_prog[] = {
-	LDX(1, 1, 0),		/* 0: n */
-	PCALL(5),		/* 1 -> 7 */
-	MOV_X(6, 0),		/* 2 */
-	MOV_K(1, 10),		/* 3 */
-	PCALL(2),		/* 4 -> 7 */
-	ADD_X(0, 6),		/* 5 */
-	EXIT,			/* 6 */
-	MOV_K(0, 0),		/* 7: sub(r1): sum of 0..r1-1 */
-	MOV_K(2, 0),		/* 8 */
-	STX(10, 1, -8),		/* 9: a spill, as clang does */
-	MAY_GOTO(5),		/* 10: head -> 16 */
-	LDX(3, 10, -8),		/* 11 */
-	JX(BPF_JGE, 2, 3, 3),	/* 12 -> 16 */
-	ADD_X(0, 2),		/* 13 */
-	ADD_K(2, 1),		/* 14 */
-	JA(-6),			/* 15 -> 10 */
-	EXIT,			/* 16 */
+	I_LDX(BPF_DW, 1, 1, 0),		/* 0: n */
+	I_CALL_REL(5),		/* 1 -> 7 */
+	I_MOV64_REG(6, 0),		/* 2 */
+	I_MOV64_IMM(1, 10),		/* 3 */
+	I_CALL_REL(2),		/* 4 -> 7 */
+	I_ALU64_REG(BPF_ADD, 0, 6),		/* 5 */
+	I_EXIT(),			/* 6 */
+	I_MOV64_IMM(0, 0),		/* 7: sub(r1): sum of 0..r1-1 */
+	I_MOV64_IMM(2, 0),		/* 8 */
+	I_STX(BPF_DW, 10, 1, -8),		/* 9: a spill, as clang does */
+	I_MAY_GOTO(5),		/* 10: head -> 16 */
+	I_LDX(BPF_DW, 3, 10, -8),		/* 11 */
+	I_JMP_REG(BPF_JGE, 2, 3, 3),	/* 12 -> 16 */
+	I_ALU64_REG(BPF_ADD, 0, 2),		/* 13 */
+	I_ALU64_IMM(BPF_ADD, 2, 1),		/* 14 */
+	I_JA(-6),			/* 15 -> 10 */
+	I_EXIT(),			/* 16 */
 };
 
 TEST(loop_in_a_subprogram)
@@ -553,7 +521,7 @@ TEST(loop_in_a_subprogram)
 	struct bpfa_loops_result res;
 
 	ASSERT_EQ(1999 * 2000 / 2 + 45, SAME_RESULT(sub_loop_prog, ctx, 1));
-	ASSERT_EQ(0, bpfa_loops(&env, sub_loop_prog, N(sub_loop_prog), &res));
+	ASSERT_EQ(0, bpfa_loops(&env, sub_loop_prog, ARRAY_SIZE(sub_loop_prog), &res));
 	EXPECT_EQ(1, res.loops);
 	/* main, the subprogram, the callback and the body */
 	EXPECT_EQ(4, res.func_info_cnt);
@@ -565,28 +533,27 @@ TEST(loop_in_a_subprogram)
  * callback's context argument passes the loop by (saved at the callback's
  * entry, re-derived after the loop) and is written after it.
  */
-#define LD_FUNC(d, rel)	I(BPF_LD | BPF_IMM | BPF_DW, d, BPF_PSEUDO_FUNC, 0, rel), I(0, 0, 0, 0, 0)
 static const struct bpf_insn cb_loop_prog[] = {
-	MOV_X(9, 1),		/* 0 */
-	MOV_K(1, 5),		/* 1 */
-	LD_FUNC(2, 6),		/* 2-3 -> 9 */
-	MOV_X(3, 9),		/* 4 */
-	MOV_K(4, 0),		/* 5 */
-	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop),	/* 6 */
-	LDX(0, 9, 0),		/* 7 */
-	EXIT,			/* 8 */
-	MOV_K(3, 0),		/* 9: cb(i, ctx): j */
-	MOV_K(4, 0),		/* 10: s */
-	MAY_GOTO(4),		/* 11: head -> 16 */
-	JX(BPF_JGT, 3, 1, 3),	/* 12 -> 16 */
-	ADD_X(4, 3),		/* 13 */
-	ADD_K(3, 1),		/* 14 */
-	JA(-5),			/* 15 -> 11 */
-	LDX(5, 2, 0),		/* 16 */
-	ADD_X(5, 4),		/* 17 */
-	STX(2, 5, 0),		/* 18 */
-	MOV_K(0, 0),		/* 19 */
-	EXIT,			/* 20 */
+	I_MOV64_REG(9, 1),		/* 0 */
+	I_MOV64_IMM(1, 5),		/* 1 */
+	I_LD_FUNC(2, 6),		/* 2-3 -> 9 */
+	I_MOV64_REG(3, 9),		/* 4 */
+	I_MOV64_IMM(4, 0),		/* 5 */
+	I_RAW(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop),	/* 6 */
+	I_LDX(BPF_DW, 0, 9, 0),		/* 7 */
+	I_EXIT(),			/* 8 */
+	I_MOV64_IMM(3, 0),		/* 9: cb(i, ctx): j */
+	I_MOV64_IMM(4, 0),		/* 10: s */
+	I_MAY_GOTO(4),		/* 11: head -> 16 */
+	I_JMP_REG(BPF_JGT, 3, 1, 3),	/* 12 -> 16 */
+	I_ALU64_REG(BPF_ADD, 4, 3),		/* 13 */
+	I_ALU64_IMM(BPF_ADD, 3, 1),		/* 14 */
+	I_JA(-5),			/* 15 -> 11 */
+	I_LDX(BPF_DW, 5, 2, 0),		/* 16 */
+	I_ALU64_REG(BPF_ADD, 5, 4),		/* 17 */
+	I_STX(BPF_DW, 2, 5, 0),		/* 18 */
+	I_MOV64_IMM(0, 0),		/* 19 */
+	I_EXIT(),			/* 20 */
 };
 
 TEST(loop_in_a_callback)
@@ -599,7 +566,7 @@ TEST(loop_in_a_callback)
 	/* 1000 + sum over i < 5 of i(i+1)/2 */
 	ASSERT_EQ(1000 + 0 + 1 + 3 + 6 + 10, SAME_RESULT(cb_loop_prog, ctx, 1));
 	/* The callback's r2 is re-derived, not carried as bits: a slot load after the loop. */
-	ASSERT_EQ(0, bpfa_loops(&env, cb_loop_prog, N(cb_loop_prog), &res));
+	ASSERT_EQ(0, bpfa_loops(&env, cb_loop_prog, ARRAY_SIZE(cb_loop_prog), &res));
 	for (i = 0; i < res.len; i++)
 		if (res.insns[i].code == (BPF_STX | BPF_MEM | BPF_DW) &&
 		    res.insns[i].dst_reg == 10 && res.insns[i].src_reg == 2)
@@ -614,19 +581,19 @@ TEST(refuses_loops_nested_five_deep)
 	struct bpf_insn p[32];
 	unsigned int n = 0, d;
 
-	p[n++] = MOV_K(6, 0);
+	p[n++] = I_MOV64_IMM(6, 0);
 	for (d = 0; d < 5; d++) {		/* heads at 1, 3, 5, 7, 9 */
-		p[n++] = MOV_K(1 + d, 0);
-		p[n++] = MAY_GOTO(0);		/* fixed below */
+		p[n++] = I_MOV64_IMM(1 + d, 0);
+		p[n++] = I_MAY_GOTO(0);		/* fixed below */
 	}
-	p[n++] = ADD_K(6, 1);			/* 11: innermost body */
+	p[n++] = I_ALU64_IMM(BPF_ADD, 6, 1);			/* 11: innermost body */
 	for (d = 5; d-- > 0;) {			/* back edges, innermost first */
-		p[n++] = ADD_K(1 + d, 1);
-		p[n] = JK(BPF_JLT, 1 + d, 3, (__s16)((int)(2 + 2 * d) - (int)n - 1));
+		p[n++] = I_ALU64_IMM(BPF_ADD, 1 + d, 1);
+		p[n] = I_JMP_IMM(BPF_JLT, 1 + d, 3, (__s16)((int)(2 + 2 * d) - (int)n - 1));
 		n++;
 	}
-	p[n++] = MOV_X(0, 6);
-	p[n++] = EXIT;
+	p[n++] = I_MOV64_REG(0, 6);
+	p[n++] = I_EXIT();
 	for (d = 0; d < 5; d++)			/* may_goto: leave to the end */
 		p[2 + 2 * d].off = (__s16)(n - 2 - (2 + 2 * d) - 1);
 	{
@@ -638,7 +605,7 @@ TEST(refuses_loops_nested_five_deep)
 		EXPECT_EQ(0, live_allocs);
 	}
 	/* Four may_goto loops deep is handled (the fifth a bounded loop): 3^5 runs. */
-	p[2 + 2 * 4] = MOV_K(0, 0);		/* the fifth may_goto gone */
+	p[2 + 2 * 4] = I_MOV64_IMM(0, 0);		/* the fifth may_goto gone */
 	{
 		uint64_t ctx[1] = { 0 };
 		struct bpf_insn q[32];
@@ -662,29 +629,29 @@ TEST(refuses_loops_nested_five_deep)
 TEST(refuses_frame_too_deep_for_the_slots)
 {
 	const struct bpf_insn p[] = {
-		I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -480, 0),
-		MOV_K(6, 0),
-		MAY_GOTO(2),
-		ADD_K(6, 1),
-		JA(-3),
-		MOV_X(0, 6),
-		EXIT,
+		I_RAW(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -480, 0),
+		I_MOV64_IMM(6, 0),
+		I_MAY_GOTO(2),
+		I_ALU64_IMM(BPF_ADD, 6, 1),
+		I_JA(-3),
+		I_MOV64_REG(0, 6),
+		I_EXIT(),
 	};
 	struct bpfa_loops_result res;
 
-	ASSERT_EQ(-E2BIG, bpfa_loops(&env, p, N(p), &res));
+	ASSERT_EQ(-E2BIG, bpfa_loops(&env, p, ARRAY_SIZE(p), &res));
 	EXPECT_NE(NULL, strstr(res.msg, "bytes of stack below the function's 480")) TH_LOG("%s", res.msg);
 	EXPECT_EQ(0, live_allocs);
 }
 
 TEST(refuses_btf_without_blob)
 {
-	const struct bpf_insn q[] = { MAY_GOTO(0), MOV_K(0, 0), EXIT };
+	const struct bpf_insn q[] = { I_MAY_GOTO(0), I_MOV64_IMM(0, 0), I_EXIT() };
 	struct bpfa_loops_env benv = env;
 	struct bpfa_loops_result res;
 
 	benv.has_btf = true;
-	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, N(q), &res));
+	ASSERT_EQ(-EINVAL, bpfa_loops(&benv, q, ARRAY_SIZE(q), &res));
 	EXPECT_NE(NULL, strstr(res.msg, "with this program's BTF is not supported yet"));
 }
 
@@ -729,7 +696,7 @@ TEST(program_btf_is_extended)
 	e.line_info = li;
 	e.line_info_cnt = 12;
 	e.line_info_rec_size = sizeof(li[0]);
-	ASSERT_EQ(0, bpfa_loops(&e, sum_prog, N(sum_prog), &res)) TH_LOG("%s", res.msg);
+	ASSERT_EQ(0, bpfa_loops(&e, sum_prog, ARRAY_SIZE(sum_prog), &res)) TH_LOG("%s", res.msg);
 	h = res.btf;
 	EXPECT_EQ(BTF_MAGIC, h->magic);
 	EXPECT_EQ(40 + 6 * 12 + 16 + 12 + 2 * 12, h->type_len);	/* +u64 int arr(+12) ptr protos(+8) FUNCs */
@@ -779,18 +746,18 @@ TEST(loop_in_a_global_subprogram_with_btf)
 		       10, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 4 },
 	};
 	const struct bpf_insn p[] = {
-		LDX(1, 1, 0),		/* 0: a */
-		MOV_K(2, 7),		/* 1: b */
-		PCALL(1),		/* 2 -> 4 */
-		EXIT,			/* 3 */
-		MOV_K(0, 0),		/* 4: sub(a, b) = a * b */
-		MOV_K(3, 0),		/* 5 */
-		MAY_GOTO(4),		/* 6: head -> 11 */
-		JX(BPF_JGE, 3, 1, 3),	/* 7 -> 11 */
-		ADD_X(0, 2),		/* 8 */
-		ADD_K(3, 1),		/* 9 */
-		JA(-5),			/* 10 -> 6 */
-		EXIT,			/* 11 */
+		I_LDX(BPF_DW, 1, 1, 0),		/* 0: a */
+		I_MOV64_IMM(2, 7),		/* 1: b */
+		I_CALL_REL(1),		/* 2 -> 4 */
+		I_EXIT(),			/* 3 */
+		I_MOV64_IMM(0, 0),		/* 4: sub(a, b) = a * b */
+		I_MOV64_IMM(3, 0),		/* 5 */
+		I_MAY_GOTO(4),		/* 6: head -> 11 */
+		I_JMP_REG(BPF_JGE, 3, 1, 3),	/* 7 -> 11 */
+		I_ALU64_REG(BPF_ADD, 0, 2),		/* 8 */
+		I_ALU64_IMM(BPF_ADD, 3, 1),		/* 9 */
+		I_JA(-5),			/* 10 -> 6 */
+		I_EXIT(),			/* 11 */
 	};
 	const struct bpf_func_info fi[2] = { { 0, 3 }, { 4, 5 } };
 	struct bpfa_loops_env e = env;
@@ -805,7 +772,7 @@ TEST(loop_in_a_global_subprogram_with_btf)
 	e.func_info = fi;
 	e.func_info_cnt = 2;
 	e.func_info_rec_size = sizeof(fi[0]);
-	ASSERT_EQ(0, bpfa_loops(&e, p, N(p), &res)) TH_LOG("%s", res.msg);
+	ASSERT_EQ(0, bpfa_loops(&e, p, ARRAY_SIZE(p), &res)) TH_LOG("%s", res.msg);
 	ASSERT_EQ(4, res.func_info_cnt);
 	EXPECT_EQ(3, res.func_info[0].type_id);
 	EXPECT_EQ(5, res.func_info[1].type_id);		/* the global sub keeps its record */
@@ -819,17 +786,17 @@ TEST(loop_in_a_global_subprogram_with_btf)
 TEST(error_names_original_insn)
 {
 	const struct bpf_insn p[] = {
-		MOV_K(6, 0),		/* lowered 0: original 0 */
-		MOV_K(6, 0),		/* lowered 1..4: original 1 (a placeholder) */
-		MOV_K(6, 0),
-		MOV_K(6, 0),
-		MOV_K(6, 0),
-		MAY_GOTO(3),		/* lowered 5: original 2 */
-		STX(1, 10, 0),
-		ADD_K(6, 1),
-		JA(-4),
-		MOV_X(0, 6),
-		EXIT,
+		I_MOV64_IMM(6, 0),		/* lowered 0: original 0 */
+		I_MOV64_IMM(6, 0),		/* lowered 1..4: original 1 (a placeholder) */
+		I_MOV64_IMM(6, 0),
+		I_MOV64_IMM(6, 0),
+		I_MOV64_IMM(6, 0),
+		I_MAY_GOTO(3),		/* lowered 5: original 2 */
+		I_STX(BPF_DW, 1, 10, 0),
+		I_ALU64_IMM(BPF_ADD, 6, 1),
+		I_JA(-4),
+		I_MOV64_REG(0, 6),
+		I_EXIT(),
 	};
 	const __u32 new_idx[] = { 0, 1, 5, 6, 7, 8, 9, 10, 11 };
 	struct bpfa_loops_env e = env;
@@ -837,7 +804,7 @@ TEST(error_names_original_insn)
 
 	e.new_idx = new_idx;
 	e.old_len = 8;
-	ASSERT_EQ(-EINVAL, bpfa_loops(&e, p, N(p), &res));
+	ASSERT_EQ(-EINVAL, bpfa_loops(&e, p, ARRAY_SIZE(p), &res));
 	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 3: may_goto (can_loop/cond_break) loop at insn 2",
 			     64)) TH_LOG("%s", res.msg);
 }
@@ -847,8 +814,9 @@ TEST(random_mutations_do_not_crash)
 {
 	const struct bpf_insn *progs[] = { sum_prog, budget_prog, multi_exit_prog, do_while_prog,
 					   map_prog };
-	const unsigned int lens[] = { N(sum_prog), N(budget_prog), N(multi_exit_prog),
-				      N(do_while_prog), N(map_prog) };
+	const unsigned int lens[] = { ARRAY_SIZE(sum_prog), ARRAY_SIZE(budget_prog),
+				      ARRAY_SIZE(multi_exit_prog), ARRAY_SIZE(do_while_prog),
+				      ARRAY_SIZE(map_prog) };
 	struct bpf_insn buf[32];
 	unsigned int it, k, n;
 

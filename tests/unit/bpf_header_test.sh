@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Compile-time checks of lib/include/bpf_arena.h, printed as KTAP (a step of
 # `make check`): a program written for clang >= 19's implicit arena casts
-# (tests/libbpf-new/implicit_casts.bpf.c) builds with clang-19, and clang-14
+# (tests/progs/bpf_header_implicit_casts.bpf.c) builds with clang-19, and clang-14
 # stops at the header's #error with a message saying what to do, rather than
 # building an object the verifier refuses at load time.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-src="$top/tests/libbpf-new/implicit_casts.bpf.c"
+src="$top/tests/progs/bpf_header_implicit_casts.bpf.c"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 flags=(-g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror -I"$top/lib/include"
        -I/usr/include/"$(gcc -dumpmachine)")

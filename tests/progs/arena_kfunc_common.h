@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by tests/bpf/arena_reserve.bpf.c, tests/bpf/arena_any_ctx.bpf.c and
- * their tests (tests/arena_reserve_test.c, tests/arena_kfunc_any_ctx_test.c).
+ * Shared by tests/progs/arena_reserve.bpf.c, arena_kfunc_any_ctx.bpf.c,
+ * arena_any_ctx_alloc.bpf.c and their tests (tests/arena_reserve_test.c,
+ * tests/arena_kfunc_any_ctx_test.c, tests/arena_any_ctx_alloc_test.c).
  */
 #ifndef ARENA_KFUNC_COMMON_H
 #define ARENA_KFUNC_COMMON_H
@@ -12,7 +13,7 @@
 #define RESV_MAP_EXTRA	((1ULL << 44) | (0xffffffffULL - RESV_PAGES * KF_PG + 1))
 #define RESV_BASE	RESV_MAP_EXTRA
 
-/* arena_any_ctx.bpf.c: a 4096-page arena at a fixed address. */
+/* arena_kfunc_any_ctx.bpf.c: a 4096-page arena at a fixed address. */
 #define ANY_PAGES	4096
 #define ANY_MAP_EXTRA	(1ULL << 45)
 
@@ -25,6 +26,20 @@ struct any_stats {
 	__u64 nested_calls;	/* calls made from inside the arena's locked section */
 	__u64 nested_allocs;	/* ... that returned a page (must stay 0) */
 	__s64 nested_reserve;	/* last nested reserve's result */
+};
+
+/* What arena_any_ctx_alloc.bpf.c counts (in .bss, read by the test). */
+struct rv_stats {
+	__u64 runs;
+	__u64 allocs;
+	__u64 fails;
+	__u64 bad_data;
+	__u64 kept_pages;
+	__u64 memalloc_runs;	/* calls made with PF_MEMALLOC set */
+	__u64 memalloc_pages;	/* pages those calls got */
+	__u64 control_pages;	/* pages the control (no PF_MEMALLOC) got */
+	__u64 min_stack_left;	/* bytes between the program's frame and the task stack's end */
+	__u64 hits[24];		/* per attach point: runs that got pages */
 };
 
 #endif /* ARENA_KFUNC_COMMON_H */
