@@ -1105,7 +1105,7 @@ static int tables_child(void *arg)
 	return 0;
 }
 
-TEST_F(unpriv, page_tables_are_paid_for_and_freed_with_the_last_page)
+TEST_F_TIMEOUT(unpriv, page_tables_are_paid_for_and_freed_with_the_last_page, 300)
 {
 	NEED_DEV();
 	ASSERT_EQ(0, child_status(run_as(1000, TABLE_MEMLOCK, tables_child, NULL)));

@@ -521,7 +521,7 @@ static unsigned int scan_case(struct bpf_insn *p, bool cast, int map_fd, bool ld
 	return n;
 }
 
-TEST_F(prog, arena_instruction_found_at_every_position)
+TEST_F_TIMEOUT(prog, arena_instruction_found_at_every_position, 300)
 {
 	struct bpf_insn p[SCAN_MAX], *at;
 	unsigned int lead, trail, n, k, c;

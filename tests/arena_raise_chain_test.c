@@ -191,7 +191,7 @@ FIXTURE_TEARDOWN(chain)
 
 static const char *const levels[] = { "0", "1", "2" };
 
-TEST_F(chain, results_equal_with_and_without_the_chain)
+TEST_F_TIMEOUT(chain, results_equal_with_and_without_the_chain, 300)
 {
 	struct bpf_insn p[128];
 	uint64_t ctx[2][CTX_N];
