@@ -6,6 +6,8 @@
  */
 #include <sys/mman.h>
 
+#include <bpf_arena_lib.h>
+
 #include "kselftest_harness.h"
 #include "test_util.h"
 
@@ -87,6 +89,8 @@ TEST(stub_on_native_arena_kernel)
 	/* The stub creates nothing: no device, no hooks. */
 	EXPECT_NE(0, access("/dev/bpf_arena", F_OK));
 	EXPECT_NE(0, access("/sys/class/misc/bpf_arena", F_OK));
+	/* libbpfarena's first probe, with the stub loaded, still says native. */
+	EXPECT_EQ(1, bpf_arena_kernel_has_native());
 
 	/* The kernel's own arena works with the stub loaded. */
 	fd = arena_create(4, 0, 0);

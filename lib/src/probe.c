@@ -86,22 +86,28 @@ static int probe_uname(void)
 	return maj > 6 || (maj == 6 && min >= 9);
 }
 
+/*
+ * The kernel's own BTF first: the module adds nothing to it, and on a 6.9+
+ * kernel the module loads as an inactive stub, so its presence alone says
+ * nothing.  Without BTF, the module's presence means not native (with it
+ * loaded, BPF_MAP_CREATE of type 33 succeeds either way).
+ */
 static int probe(void)
 {
 	int r;
 
+	r = probe_btf();
+	if (r >= 0) {
+		pr_debug("native arena probe: vmlinux BTF says %d\n", r);
+		return r;
+	}
 	if (lbpfa_module_present()) {
-		pr_debug("native arena probe: the bpf_arena module is present: not native\n");
+		pr_debug("native arena probe: no vmlinux BTF, the bpf_arena module is present: not native\n");
 		return 0;
 	}
 	r = probe_map_create();
 	if (r >= 0) {
 		pr_debug("native arena probe: BPF_MAP_CREATE of type 33 says %d\n", r);
-		return r;
-	}
-	r = probe_btf();
-	if (r >= 0) {
-		pr_debug("native arena probe: vmlinux BTF says %d\n", r);
 		return r;
 	}
 	r = probe_uname();
