@@ -20,7 +20,7 @@
  *   back to the allocator only where a hardware interrupt could too
  *   (interrupts enabled, not NMI, not PREEMPT_RT; nosleep_gfp()).
  * - The page tables of the whole user range are created at that load, so
- *   mapping a page in the kernel window never allocates (tables_ready is
+ *   mapping a page in the kernel window never allocates (tables.ready is
  *   checked under plock; without it the allocation fails).
  * - A free only marks the pages freeing: the work item clears their kernel
  *   PTEs, flushes the TLB, zaps every user mapping and only then frees the
@@ -483,7 +483,7 @@ static void pool_grow(struct bpf_arena *arena, u32 want)
 	arena->pool.target = min_t(u64, target, arena->pool.cap);
 }
 
-/* apply_to_page_range() callback (the tables exist: tables_ready); plock held. */
+/* apply_to_page_range() callback (the tables exist: tables.ready); plock held. */
 static int nosleep_set_pte(pte_t *pte, unsigned long addr, void *data)
 {
 	struct nosleep_map *m = data;
@@ -567,7 +567,7 @@ static void nosleep_free_extra(struct nosleep_map *m)
  * page whose PTE is gone is not taken here), so no TLB anywhere can hold a
  * stale translation; a user PTE that still maps one of them maps the page
  * the address belongs to again (the free had not zapped it yet, and now
- * need not).  The pages stay used, counted in arena->pages and charged, as
+ * need not).  The pages stay used, counted in the pages counter and charged, as
  * they were since their allocation: only the freeing mark is dropped, so
  * the work will not unmap them.  Zeroed here, under plock with interrupts
  * off: at most RECLAIM_MAX pages, as pool-only allocations zero dirty pages.
@@ -679,7 +679,7 @@ long arena_alloc_pages_nosleep(struct bpf_arena *arena, u64 uaddr, u32 page_cnt,
 	}
 	uaddr32 = (u32)(arena->user_vm_start + (pgoff << PAGE_SHIFT));
 	kaddr = arena_kaddr(arena, uaddr32);
-	/* The tables exist (tables_ready): this allocates nothing, only fills PTEs. */
+	/* The tables exist (tables.ready): this allocates nothing, only fills PTEs. */
 	apply_to_page_range(ksyms.init_mm, kaddr, (unsigned long)page_cnt << PAGE_SHIFT,
 			    nosleep_set_pte, &m);
 	if (m.mapped < page_cnt) {

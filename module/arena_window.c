@@ -11,13 +11,13 @@
  * shares their PTE page):
  * - the PTE page is allocated here, charged like a page of the arena to the
  *   payer whose page made it (arena_payer.h: memcg, RLIMIT_MEMLOCK), and
- *   the payer is remembered (table_payers);
+ *   the payer is remembered (tables.payers);
  * - a PTE page charged to a payer's RLIMIT_MEMLOCK is freed, and
  *   uncharged, as soon as the block holds no page (arena_trim_tables()), so
  *   what a limited user pins is bounded by the pages it holds; unless
  *   non-sleepable programs use the arena: those map pages under plock
  *   without allocating, so the tables of their whole range stay
- *   (tables_ready, made by the program's loader).  Other PTE pages (made for
+ *   (tables.ready, made by the program's loader).  Other PTE pages (made for
  *   an exempt payer, or for a kfunc, charged to a memcg all the same) stay
  *   while the arena lives, as upstream's do: allocating and freeing a page
  *   then costs no table and no TLB flush.

@@ -32,9 +32,9 @@
  *                   needs: tjoin, xfer, func_nargs, entry_type, is_next_null,
  *                   refine_null, types
  *   liveness        backward, live-in registers: rbit, helper_nargs, use_def,
- *                   preds, liveness (twice: every argument a call may read,
- *                   then only those the verifier checks; and per loop, from
- *                   check_loop)
+ *                   preds, liveness (every argument a call may read; per
+ *                   loop, from check_loop), checked_live (only the arguments
+ *                   the verifier checks, on first need)
  *   stack depth     each function's own depth; refuses a variable stack
  *                   offset in a function with loops: stack_depth
  *   loops           which loops, and whether each can be outlined: member,
@@ -193,9 +193,10 @@ struct pctx {
 	 * (checked_args set while computing it): a register live in live but
 	 * not here is read only as an argument the helper's proto leaves
 	 * unchecked (bpf_trace_printk's 3rd-5th), never by the verifier.
+	 * Computed on first need (checked_live()): few programs ask.
 	 */
 	__u16 *clive;
-	bool checked_args;
+	bool checked_args, clive_done;
 	__u16 *llive;		/* per insn of the loop being checked: live-in, uses in it only */
 	__u32 *poff, *plist;	/* predecessors of insn i: plist[poff[i] .. poff[i + 1]) */
 	__u32 *lwork;		/* liveness() worklist */
@@ -829,6 +830,18 @@ static void liveness(struct pctx *c, __u16 *live, __u32 lo, __u32 hi, const stru
 	}
 }
 
+/* c->clive (see struct pctx), computed the first time it is asked for. */
+static const __u16 *checked_live(struct pctx *c)
+{
+	if (!c->clive_done) {
+		c->checked_args = true;
+		liveness(c, c->clive, 0, c->len - 1, NULL);
+		c->checked_args = false;
+		c->clive_done = true;
+	}
+	return c->clive;
+}
+
 /* ---- stack depth ---- */
 
 /*
@@ -1206,7 +1219,7 @@ static int check_loop(struct pctx *c, struct loop *l)
 			 * original passes whatever the register holds, so the
 			 * body may too; not carried.
 			 */
-			if (!(c->clive[l->e] & rbit(r)))
+			if (!(checked_live(c)[l->e] & rbit(r)))
 				continue;
 			return perr(c, -EINVAL, l->e,
 				    MG "loop at insn %u: R%u may be uninitialised where the loop is entered",
@@ -2512,9 +2525,6 @@ static int run(struct pctx *c, __u32 len)
 	if (structure(c) || types(c) || preds(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
-	c->checked_args = true;
-	liveness(c, c->clive, 0, len - 1, NULL);
-	c->checked_args = false;
 	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);
