@@ -69,6 +69,7 @@ int check_fd_indexes(const struct prog_load *pl);
 enum bpfa_ld_kind lower_classify_ldimm64(void *ctx, const struct bpf_insn *insn);
 enum bpfa_kf_kind lower_classify_kfunc(void *ctx, const struct bpf_insn *insn);
 enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn);
+bool lower_map_sizes(void *ctx, const struct bpf_insn *insn, u32 *key, u32 *value);
 
 struct arena_load_ctx {
 	struct list_head node;

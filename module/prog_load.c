@@ -337,6 +337,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		.classify_ldimm64 = lower_classify_ldimm64,
 		.classify_kfunc = lower_classify_kfunc,
 		.classify_ksym = lower_classify_ksym,
+		.map_sizes = lower_map_sizes,
 		.sleepable = pl->attr.prog_flags & BPF_F_SLEEPABLE,
 		.kf_alloc_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_ALLOC_PH),
 		.kf_free_ph_id = arena_kfunc_btf_id(ARENA_KFUNC_FREE_PH),

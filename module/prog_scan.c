@@ -10,7 +10,7 @@
  *    module translates;
  *  - the lowering's classify callbacks (rewrite/lower.h): which ld_imm64
  *    names this load's arena, which kfunc call is an arena kfunc or one of
- *    the module's number iterator functions.
+ *    the module's number iterator functions, a map's key and value sizes.
  *
  * Who reaches this: any caller of bpf(BPF_PROG_LOAD) whom the stock path's
  * permission checks let through (stock_checks.c); they control the program
@@ -223,6 +223,33 @@ enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn)
 	kind = iter_kind(btf, insn->imm);
 	ksyms.btf_put(btf);
 	return kind;
+}
+
+/*
+ * The key and value sizes of the map an ld_imm64 MAP_FD/MAP_IDX names, looked
+ * up as the verifier will look it up (in the fd snapshot): only bounds of
+ * what a helper may touch on the stack (rewrite/lower_iter_state.c).
+ */
+bool lower_map_sizes(void *ctx, const struct bpf_insn *insn, u32 *key, u32 *value)
+{
+	struct prog_load *pl = ctx;
+	bool found = false;
+	struct fd f;
+	int fd;
+
+	fd = bpfa_is_idx_ldimm64(insn) ? pl_fd(pl, insn->imm) : insn->imm;
+	if (fd < 0)
+		return false;
+	f = fdget(fd);
+	if (f.file && f.file->f_op == ksyms.bpf_map_fops) {
+		const struct bpf_map *map = f.file->private_data;
+
+		*key = map->key_size;
+		*value = map->value_size;
+		found = true;
+	}
+	fdput(f);
+	return found;
 }
 
 /* Every fd_array index of an arena program must be inside the kernel copy. */

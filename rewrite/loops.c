@@ -57,6 +57,7 @@
  *                   nested loops), bpfa_loops_free
  */
 #include "cfg.h"
+#include "helper_args.h"
 #include "loops.h"
 
 #ifdef __KERNEL__
@@ -637,51 +638,18 @@ static __u16 rbit(__u8 r)
 }
 
 /*
- * The argument registers a call reads: exact for the helpers below (their
- * protos in kernel/bpf/helpers.c and friends, the same on 6.1 and 6.12),
- * all five for anything else.  Only liveness uses this: a register counted
- * live that is not is at worst carried (or refused) needlessly.  checked:
- * only those the verifier checks (bpf_trace_printk's proto types two; the
- * values its format prints are passed unchecked, ARG_DONTCARE).
+ * The argument registers a call reads (helper_args.h: exact for the helpers
+ * it lists, all five for anything else).  Only liveness uses this: a
+ * register counted live that is not is at worst carried (or refused)
+ * needlessly.  checked: only those the verifier checks (bpf_trace_printk's
+ * proto types two; the values its format prints are passed unchecked).
  */
 static __u32 helper_nargs(const struct bpf_insn *insn, bool checked)
 {
-	if (insn->src_reg != 0)
-		return 5;	/* subprogram, kfunc: not known here */
-	switch (insn->imm) {
-	case BPF_FUNC_trace_printk:
-		return checked ? 2 : 5;
-	case BPF_FUNC_ktime_get_ns:
-	case BPF_FUNC_get_prandom_u32:
-	case BPF_FUNC_get_smp_processor_id:
-	case BPF_FUNC_get_current_pid_tgid:
-	case BPF_FUNC_get_current_uid_gid:
-	case BPF_FUNC_get_current_task:
-	case BPF_FUNC_get_numa_node_id:
-	case BPF_FUNC_ktime_get_boot_ns:
-	case BPF_FUNC_jiffies64:
-	case BPF_FUNC_get_current_task_btf:
-	case BPF_FUNC_ktime_get_coarse_ns:
-		return 0;
-	case BPF_FUNC_map_lookup_elem:
-	case BPF_FUNC_map_delete_elem:
-	case BPF_FUNC_map_pop_elem:
-	case BPF_FUNC_map_peek_elem:
-	case BPF_FUNC_get_current_comm:
-		return 2;
-	case BPF_FUNC_map_push_elem:
-	case BPF_FUNC_probe_read_kernel:
-	case BPF_FUNC_probe_read_user:
-	case BPF_FUNC_probe_read_kernel_str:
-	case BPF_FUNC_probe_read_user_str:
-		return 3;
-	case BPF_FUNC_map_update_elem:
-	case BPF_FUNC_loop:
-	case BPF_FUNC_ringbuf_output:
-		return 4;
-	default:
-		return 5;
-	}
+	struct bpfa_helper_args ha;
+
+	bpfa_helper_args(insn, &ha);
+	return checked ? ha.checked : ha.nargs;
 }
 
 static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)

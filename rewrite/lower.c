@@ -17,6 +17,8 @@
  *    non-arena pointer) and calls that get them weaken every slot: a slot is
  *    ARENA only if it is on every path (an arena pointer seen as NONE only
  *    makes the verifier reject the raw access; the reverse would be a guess).
+ *    Then, in a program calling bpf_iter_num_*, the iterators' rules
+ *    (lower_iter_state.c): upstream refuses their misuse, so must this.
  * 3. A final pass over every reached block decides the state-dependent
  *    rewrites and reports errors in instruction order (lower_dataflow.c); then
  *    the program is emitted with jump, call and callback offsets fixed
@@ -71,7 +73,7 @@ int bpfa_lower(const struct bpfa_lower_env *env, const struct bpf_insn *insns, _
 	c.blk = lower_zalloc(&c, len, sizeof(__u32));
 	if (!c.fl || !c.act || !c.blk)
 		lower_err(&c, -ENOMEM, 0, "out of memory");
-	if (!c.err && !lower_structure(&c) && !lower_dataflow(&c))
+	if (!c.err && !lower_structure(&c) && !lower_dataflow(&c) && !lower_iter_state(&c))
 		lower_emit(&c);
 	lfree(&c, c.fl);
 	lfree(&c, c.act);

@@ -15,7 +15,7 @@
 #include "insn.h"
 
 #define BPFA_MAX_INSNS	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
-#define BPFA_MSG_LEN	192
+#define BPFA_MSG_LEN	320
 
 enum bpfa_ld_kind { BPFA_LD_OTHER, BPFA_LD_ARENA_MAP, BPFA_LD_ARENA_VALUE };
 enum bpfa_kf_kind {
@@ -44,6 +44,13 @@ struct bpfa_lower_env {
 	 * has no ld_imm64 of a function ("isn't KIND_VAR").  May be NULL.
 	 */
 	enum bpfa_kf_kind (*classify_ksym)(void *ctx, const struct bpf_insn *insn);
+	/*
+	 * insn[0..1] is an ld_imm64 BPF_PSEUDO_MAP_FD/IDX: the map's key and
+	 * value sizes, true if known.  May be NULL (then unknown): the
+	 * iterator checks (lower_iter_state.c) only take them as bounds of
+	 * what a helper reads through a stack pointer.
+	 */
+	bool (*map_sizes)(void *ctx, const struct bpf_insn *insn, __u32 *key, __u32 *value);
 	__u64 user_vm_start, arena_size;	/* arena global: user_vm_start + off, off < size */
 	bool no_user_conv;			/* arena has BPF_F_NO_USER_CONV */
 	bool sleepable;				/* the arena kfuncs may be called */

@@ -392,16 +392,15 @@ static void clobber_call(struct lstate *st, __u32 r0)
  * frame (r0 = r1).  The iterator's 8 bytes get scalars, but the stack is not
  * weakened: r1's offset is unknown here, and weakening every slot would turn
  * the arena pointers a bpf_for loop keeps spilled into mixed ones.  Only a
- * program 6.12 refuses (one that reads an iterator's slot as a pointer)
- * could see a slot typed as before; the verifier checks what it does.
+ * program that reads an iterator's slot other than through next() could
+ * see a slot typed as before, and lower_iter_state.c refuses it, as 6.12
+ * does (and checks that r1 points to this frame's stack).
  */
 static void xfer_iter(struct lctx *c, struct lstate *st, __u32 i)
 {
 	__u8 a = c->act[i];
 	bool fp = isfp(st, BPF_REG_1);
 
-	if (c->final && !fp)
-		lower_err(c, -EINVAL, i, "arg#0 expected pointer to an iterator on stack");
 	if (a == A_ITER_DESTROY)
 		return;
 	setr(st, BPF_REG_2, V_NONE, false);

@@ -9,6 +9,7 @@
  *                         whatever the types
  *   lower_dataflow.c      arena pointers, by a forward dataflow; the final
  *                         pass decides the rewrites that depend on them
+ *   lower_iter_state.c    the number iterators used as upstream allows
  *   lower_emit.c          the grown program, offsets fixed, with
  *   lower_placeholders.c  the placeholders of docs/PLACEHOLDERS.md and
  *   lower_iter.c          the inline bpf_iter_num_* sequences
@@ -100,6 +101,9 @@ int lower_structure(struct lctx *c);
 
 /* lower_dataflow.c: to the fixpoint, then the final pass; 0 or the error. */
 int lower_dataflow(struct lctx *c);
+
+/* lower_iter_state.c: the number iterators' rules, as upstream's; 0 or the error. */
+int lower_iter_state(struct lctx *c);
 
 /* lower_emit.c: res->insns, len and new_idx; 0 or the error. */
 int lower_emit(struct lctx *c);

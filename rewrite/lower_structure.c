@@ -4,7 +4,8 @@
  * (lower_internal.h): ld_imm64 pairs, block leaders, subprograms (bpf-to-bpf
  * call and callback targets), the call sites of each, and the refusals of a
  * program whose jumps or calls leave it, land inside an ld_imm64, cross into
- * another subprogram, or run on past the end of a subprogram.
+ * another subprogram, or run on past the end of a subprogram, and of one
+ * with a may_goto loop that never ends.
  */
 #include "lower_internal.h"
 
@@ -18,6 +19,73 @@ static int check_target(struct lctx *c, __u32 i, __s64 t)
 				 "jump or call into the middle of ld_imm64 at insn %lld",
 				 (long long)t - 1);
 	return 0;
+}
+
+/*
+ * Where the path from i goes once may_goto's budget is spent, when that is
+ * decided: every may_goto then jumps, ja jumps, anything else but a
+ * conditional jump, a call or an exit falls through.  -1 where it is not.
+ */
+static __s64 spent_next(const struct bpf_insn *in, __u32 i)
+{
+	const struct bpf_insn *insn = &in[i];
+
+	if (insn->code == BPFA_MAY_GOTO_CODE || bpfa_is_ja(insn))
+		return bpfa_jump_target(in, i);
+	/* A conditional jump, a call, an exit. */
+	if (BPF_CLASS(insn->code) == BPF_JMP || BPF_CLASS(insn->code) == BPF_JMP32)
+		return -1;
+	return bpfa_next(in, i);
+}
+
+/*
+ * Once may_goto's budget is spent, a path on which nothing is left to
+ * decide and that comes back on itself never ends (a may_goto jumping to
+ * itself; a may_goto whose target runs straight back into it).  Upstream's
+ * verifier finds such a loop ("infinite loop detected") and refuses the
+ * program; outlined by the loop pass it would stop after bpf_loop()'s
+ * bound, so it is refused here.  Each instruction is walked once: seen 1
+ * while on the current walk, 2 once known to end.
+ */
+static int check_spent_loops(struct lctx *c)
+{
+	const struct bpf_insn *in = c->in;
+	__u8 *seen = NULL;
+	__u32 i, j, m;
+	__s64 t;
+
+	for (i = 0; i < c->len; i = bpfa_next(in, i)) {
+		if (in[i].code != BPFA_MAY_GOTO_CODE)
+			continue;
+		if (!seen) {
+			seen = lower_zalloc(c, c->len, 1);
+			if (!seen)
+				return lower_err(c, -ENOMEM, 0, "out of memory");
+		}
+		for (t = bpfa_jump_target(in, i); t >= 0 && !seen[t]; t = spent_next(in, (__u32)t))
+			seen[t] = 1;
+		if (t >= 0 && seen[t] == 1) {
+			/* Name a may_goto of the loop, as upstream does. */
+			for (m = j = (__u32)t; ; ) {
+				if (in[j].code == BPFA_MAY_GOTO_CODE) {
+					m = j;
+					break;
+				}
+				j = (__u32)spent_next(in, j);
+				if (j == (__u32)t)
+					break;
+			}
+			lower_err(c, -EINVAL, m,
+				  "infinite loop detected at insn %u (once may_goto's budget is spent, the loop never ends)",
+				  m);
+			break;
+		}
+		for (t = bpfa_jump_target(in, i); t >= 0 && seen[t] == 1; t = spent_next(in, (__u32)t))
+			seen[t] = 2;
+	}
+	if (seen)
+		c->env->free(c->env->ctx, seen);
+	return c->err;
 }
 
 int lower_structure(struct lctx *c)
@@ -120,5 +188,5 @@ int lower_structure(struct lctx *c)
 			c->cblk[--c->coff[s]] = c->blk[i];
 		}
 	}
-	return 0;
+	return check_spent_loops(c);
 }

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -240,27 +239,21 @@ TEST(no_arena_loop_with_cap_bpf_alone)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST(reset_iterator)
+/* A program that writes its iterator's state: both kernels refuse it. */
+TEST(reset_iterator_is_refused)
 {
 	struct bpf_object *obj;
-	__u64 ctx[1] = { 0 };
-	struct timespec t0, t1;
 	int fd;
 
 	fd = obj_load_one(refused_obj_start, refused_obj_end, "reset_iter", &obj);
+	ASSERT_EQ(-EINVAL, fd);
+	/* 6.12 at the next use of the iterator, the module at the write. */
 	if (kernel_has_native_arena()) {
-		/* 6.12's verifier protects the iterator's slot. */
-		ASSERT_EQ(-EINVAL, fd);
 		EXPECT_NE(NULL, strstr(libbpf_msgs, "expected an initialized iter_num as arg #0"))
 			TH_LOG("%s", log_tail());
 	} else {
-		ASSERT_LE(0, fd) TH_LOG("%s", log_tail());
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ASSERT_EQ(0, run_syscall_prog(fd, ctx, sizeof(ctx)));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		EXPECT_EQ(MAX_LOOPS + 1, ctx[0]);
-		TH_LOG("%llu bodies in %.1f s", (unsigned long long)ctx[0],
-		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		EXPECT_NE(NULL, strstr(libbpf_msgs, "the state of an active bpf_iter_num"))
+			TH_LOG("%s", log_tail());
 	}
 	bpf_object__close(obj);
 }

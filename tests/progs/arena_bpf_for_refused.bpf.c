@@ -2,9 +2,8 @@
 /*
  * Iterator programs loaded one at a time.  no_arena: uses no arena; both
  * kernels run it (6.1 + module: translated as in arena programs).  reset_iter: writes
- * its iterator's state, which 6.12's verifier refuses; 6.1's verifier
- * cannot tell, and the translation must still end: bpf_loop()'s 8M bodies,
- * one more, then the loop's exit (docs/LOOPS.md).
+ * its iterator's state, which both refuse (6.1's verifier cannot tell: the
+ * module's lowering checks the iterator rules as upstream's verifier does).
  */
 #include <linux/bpf.h>
 #include <stdbool.h>
