@@ -72,6 +72,50 @@ static const struct bpfa_loops_env loops_free_env = {
 };
 
 /*
+ * How a loop body may take main's context (rewrite/loops.h): the struct
+ * 6.1's btf_get_prog_ctx_type() matches a global function's argument
+ * against, by program type (include/linux/bpf_types.h; kprobe's
+ * bpf_user_pt_regs_t resolves to struct pt_regs), or memory for syscall
+ * programs, whose context the verifier checks at run time.  Tracing, LSM,
+ * struct_ops and extension programs have none: their loops may not use it.
+ */
+static void loops_ctx(enum bpf_prog_type type, struct bpfa_loops_env *env)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_LWT_SEG6LOCAL:
+	case BPF_PROG_TYPE_SK_SKB:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+		env->ctx_struct = "__sk_buff";
+		break;
+	case BPF_PROG_TYPE_XDP:
+		env->ctx_struct = "xdp_md";
+		break;
+	case BPF_PROG_TYPE_KPROBE:
+		env->ctx_struct = "pt_regs";
+		break;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		env->ctx_struct = "bpf_perf_event_data";
+		break;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+	case BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE:
+		env->ctx_struct = "bpf_raw_tracepoint_args";
+		break;
+	case BPF_PROG_TYPE_SYSCALL:
+		env->ctx_mem = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * may_goto loops (can_loop, cond_break) are outlined after the lowering
  * (rewrite/loops.c, docs/LOOPS.md) into global functions the pass describes in
  * BTF it generates; that BTF is loaded here, inside the fd snapshot.  kattr
@@ -88,6 +132,7 @@ static int apply_loops(struct prog_load *pl, const struct bpfa_lower_result *res
 	env.new_idx = res->new_idx;
 	env.old_len = pl->len;
 	env.nr_cpu_ids = nr_cpu_ids;
+	loops_ctx(pl->attr.prog_type, &env);
 	env.has_btf = kattr->func_info_cnt || kattr->line_info_cnt || kattr->core_relo_cnt;
 	if (kattr->core_relo_cnt) {
 		prog_log(&pl->attr,

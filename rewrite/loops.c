@@ -115,7 +115,7 @@
 #define BB_BUDGET(td)	(-(__s32)(td) - 8)
 #define BB_FPSAVE(td)	(-(__s32)(td) - 16)
 #define BB_TMP(td)	(-(__s32)(td) - 24)
-#define BB_RESERVED	24
+#define BB_CTX(td)	(-(__s32)(td) - 32)	/* main's context, when the loop uses it */
 #define STACK_MAX	512
 #define NSLOTS		(STACK_MAX / 8)
 #define ROUND32(x)	(((x) + 31) & ~31u)
@@ -149,6 +149,8 @@ struct loop {
 	__u32 forced;			/* exit code taken when none was reported */
 	__u16 hm;			/* registers carried across E as bits */
 	__u16 hm_zero;			/* of those, unset where the loop is entered */
+	bool uses_ctx;			/* main's context crosses E: the body's 2nd argument */
+	__u32 ctx_size;			/* ctx_mem: bytes of it the loop accesses */
 	/* emission */
 	__u32 cb_lbl, body_lbl, cb_pos, body_pos;
 	__u32 btf_cb;			/* FUNC ids: cb, and body (btf_cb + 1) */
@@ -1081,6 +1083,101 @@ static void entry_types(const struct pctx *c, const struct loop *l, __u32 *et)
 	}
 }
 
+/*
+ * Main's context is used inside loop l (held in R<r> at E): the body gets
+ * it as a second argument (docs/LOOPS.md "The context in a loop") when the
+ * program type lets 6.1 pass it to a global function, and the loop is
+ * main's own (bodies of later rounds have no context slot to take it from).
+ */
+static int ctx_reaches_body(struct pctx *c, const struct loop *l, __u32 hl, __u32 r)
+{
+	if (!c->env->ctx_struct && !c->env->ctx_mem)
+		return perr(c, -EINVAL, l->e,
+			    MG "loop at insn %u: R%u holds the context pointer, which a loop body cannot receive for this program type on this kernel: read what the loop needs from the context before the loop",
+			    hl, r);
+	if (c->round || !c->funcs[l->fn].is_main)
+		return perr(c, -EINVAL, l->e,
+			    MG "loop at insn %u: R%u holds the context pointer in a nested loop or a subprogram's loop, which cannot receive it on this kernel yet: read what the loop needs from the context before it",
+			    hl, r);
+	return 0;
+}
+
+/*
+ * A context that is plain memory (ctx_mem) reaches the body as a pointer to
+ * ctx_size bytes, which the verifier checks at the call as an access of the
+ * context (and so sets the run-time minimum context size as upstream).  In
+ * the body it is memory, so what the verifier checks of the context must be
+ * checked here, with its words: loads and stores at constant, aligned,
+ * non-negative offsets; no atomics, no pointer arithmetic, no passing it on
+ * or storing it.  The largest access gives ctx_size.
+ */
+static int check_ctx_mem(struct pctx *c, struct loop *l, __u32 hl)
+{
+	__u32 i, r, end;
+
+	for (i = l->h; i <= l->b; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+		const __u32 *t = &c->ty[i * NREGS];
+		__u8 cls = BPF_CLASS(insn->code), d = insn->dst_reg, s = insn->src_reg;
+		bool dctx = d < NREGS && T_KIND(t[d]) == T_CTX;
+		bool sctx = s < NREGS && T_KIND(t[s]) == T_CTX && BPF_SRC(insn->code) == BPF_X;
+		static const __u8 bytes[] = { 4, 2, 1, 8 };
+		__u32 size = bytes[BPF_SIZE(insn->code) >> 3];
+		__u8 base;
+
+		if (c->second[i] || !member(c, l, i) || !(c->vis[i] & 1))
+			continue;
+		switch (cls) {
+		case BPF_LDX:
+		case BPF_STX:
+		case BPF_ST:
+			base = cls == BPF_LDX ? s : d;
+			if (cls == BPF_STX && T_KIND(t[s < NREGS ? s : 0]) == T_CTX && s < NREGS)
+				return perr(c, -EINVAL, i,
+					    MG "loop at insn %u stores the context pointer to memory: not supported on this kernel",
+					    hl);
+			if (base >= NREGS || T_KIND(t[base]) != T_CTX)
+				continue;
+			if (cls == BPF_STX && BPF_MODE(insn->code) == BPF_ATOMIC)
+				return perr(c, -EACCES, i,
+					    "BPF_ATOMIC stores into R%u ctx is not allowed", base);
+			if (insn->off < 0 || insn->off % (__s32)size ||
+			    insn->off + size >= 0xffff)
+				return perr(c, -EACCES, i,
+					    "invalid bpf_context access off=%d size=%u", insn->off,
+					    size);
+			end = (__u32)insn->off + size;
+			if (end > l->ctx_size)
+				l->ctx_size = end;
+			continue;
+		case BPF_ALU:
+		case BPF_ALU64:
+			if (BPF_OP(insn->code) == BPF_MOV && cls == BPF_ALU64 && !insn->off)
+				continue;
+			if (dctx || sctx)
+				return perr(c, -EINVAL, i,
+					    MG "loop at insn %u computes with the context pointer: not supported on this kernel",
+					    hl);
+			continue;
+		case BPF_JMP:
+		case BPF_JMP32:
+			if (BPF_OP(insn->code) != BPF_CALL)
+				continue;
+			for (r = 1; r <= helper_nargs(insn, true); r++)
+				if (T_KIND(t[r]) == T_CTX)
+					return perr(c, -EINVAL, i,
+						    MG "loop at insn %u passes the context to a call: not supported for this program type on this kernel",
+						    hl);
+			continue;
+		}
+	}
+	if (!l->ctx_size)
+		return perr(c, -EINVAL, l->e,
+			    MG "loop at insn %u keeps the context pointer without reading it: not supported on this kernel",
+			    hl);
+	return 0;
+}
+
 static int check_loop(struct pctx *c, struct loop *l)
 {
 	__u32 i, s[2], r, t[NREGS], et[NREGS], hl = orig_idx(c, l->h), nent = 0;
@@ -1160,10 +1257,18 @@ static int check_loop(struct pctx *c, struct loop *l)
 			continue;
 		if (!(c->llive[l->e] & rbit(r)))
 			continue;
+		if (T_KIND(ty) == T_CTX) {
+			if (ctx_reaches_body(c, l, hl, r))
+				return c->err;
+			l->uses_ctx = true;
+			continue;
+		}
 		return perr(c, -EINVAL, l->e,
 			    MG "loop at insn %u: R%u holds %s at the loop head, which cannot cross an iteration on this kernel yet",
 			    hl, r, kind_name(ty));
 	}
+	if (l->uses_ctx && c->env->ctx_mem && check_ctx_mem(c, l, hl))
+		return c->err;
 	/*
 	 * Carried as bits: live at E and a scalar there, or written on some
 	 * paths only (a value the original reads only where it was written,
@@ -1916,6 +2021,15 @@ static void put_body(struct pctx *c, const struct loop *l)
 	put(c, MOV_K(BPF_REG_0, 1));
 	put(c, EXIT_I());
 	put(c, STX_DW(BPF_REG_10, BPF_REG_1, (__s16)BB_FPSAVE(l->td)));
+	if (l->uses_ctx) {
+		/* As memory (ctx_mem) it is PTR_TO_MEM_OR_NULL too. */
+		if (c->env->ctx_mem) {
+			put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_2, 0, 2, 0));
+			put(c, MOV_K(BPF_REG_0, 1));
+			put(c, EXIT_I());
+		}
+		put(c, STX_DW(BPF_REG_10, BPF_REG_2, (__s16)BB_CTX(l->td)));
+	}
 	put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_BUDGET(l)));
 	put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)BB_BUDGET(l->td)));
 	/* The touched slots, at their offsets in f's frame. */
@@ -1930,13 +2044,16 @@ static void put_body(struct pctx *c, const struct loop *l)
 			put(c, LDX_DW(r, BPF_REG_1, (__s16)FR_REG(l, r)));
 		else if (T_KIND(ety[r]) == T_MAP || T_KIND(ety[r]) == T_FP)
 			put_rederive(c, r, ety[r], NULL);
+		else if (T_KIND(ety[r]) == T_CTX && l->uses_ctx)
+			put(c, LDX_DW(r, BPF_REG_10, (__s16)BB_CTX(l->td)));
 	}
-	/* The context only passes by (check_loop()): not in the body. */
 	if (c->live[l->e] & rbit(1)) {
 		if (l->hm & rbit(1))
 			put(c, LDX_DW(BPF_REG_1, BPF_REG_1, (__s16)FR_REG(l, 1)));
 		else if (T_KIND(ety[1]) == T_MAP || T_KIND(ety[1]) == T_FP)
 			put_rederive(c, BPF_REG_1, ety[1], NULL);
+		else if (T_KIND(ety[1]) == T_CTX && l->uses_ctx)
+			put(c, LDX_DW(BPF_REG_1, BPF_REG_10, (__s16)BB_CTX(l->td)));
 	}
 	/*
 	 * The bounds the loop's carried scalars have at E (bounds()), checked
@@ -1975,6 +2092,12 @@ static void put_body(struct pctx *c, const struct loop *l)
 			 */
 			bool own = c->tlow[c->scc[i] - 1] < 2 && target_of(c, i) != i;
 
+			if (!own && l->uses_ctx && (bpfa_is_may_goto(&c->in[i]) ||
+						    bpfa_is_iter_mark(&c->in[i])) &&
+			    target_of(c, i) != i)
+				perr(c, -EINVAL, i,
+				     MG "loop at insn %u uses the context pointer and holds a nested loop, which cannot receive it on this kernel yet: read what the loops need from the context before them",
+				     orig_idx(c, l->h));
 			if (own && bpfa_is_may_goto(&c->in[i]))
 				put_may_goto(c, i, BB_BUDGET(l->td), lbl);
 			else if (own && bpfa_is_iter_mark(&c->in[i]))
@@ -2029,9 +2152,11 @@ static void put_driver(struct pctx *c, const struct loop *l)
 	put(c, I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop));
 	/* bpf_loop() ran out of iterations without an exit: one more run. */
 	put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_EXIT(d)));
-	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 3, 0));
+	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, l->uses_ctx ? 4 : 3, 0));
 	put(c, MOV_X(BPF_REG_1, BPF_REG_10));
 	put(c, ADD_K(BPF_REG_1, R_LO(d, l->nimg)));
+	if (l->uses_ctx)
+		put(c, LDX_DW(BPF_REG_2, BPF_REG_10, (__s16)OFF_CTX(d, f->imax)));
 	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), l->body_lbl, FX_CALL);
 	if (f->ext) {
 		put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)OFF_BUDGET(d)));
@@ -2070,11 +2195,22 @@ static void put_driver(struct pctx *c, const struct loop *l)
 	}
 }
 
-static void put_cb(struct pctx *c, __u32 cb_lbl, __u32 body_lbl)
+/*
+ * bpf_loop()'s callback: runs the body on the frame region R (r2).  A body
+ * that takes the context gets it from main's context slot, below R in the
+ * same frame, where the prologue spilled it: the verifier follows R into
+ * that frame and restores the spilled pointer with its type.
+ */
+static void put_cb(struct pctx *c, const struct loop *l)
 {
-	set_label(c, cb_lbl);
+	const struct func *f = &c->funcs[l->fn];
+
+	set_label(c, l->cb_lbl);
 	put(c, MOV_X(BPF_REG_1, BPF_REG_2));
-	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), body_lbl, FX_CALL);
+	if (l->uses_ctx)
+		put(c, LDX_DW(BPF_REG_2, BPF_REG_1,
+			      (__s16)(OFF_CTX(0, f->imax) - R_LO(0, l->nimg))));
+	put_fix(c, I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), l->body_lbl, FX_CALL);
 	put(c, I(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 1, 0));
 	put(c, MOV_K(BPF_REG_0, 1));
 	put(c, EXIT_I());
@@ -2143,7 +2279,7 @@ static void bt_type(struct btfw *w, const char *name, __u32 info, __u32 size_or_
 /* Writes (or counts) the added types; the first FUNC's id is returned. */
 static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 {
-	__u32 b = w->id_base, k, id;
+	__u32 b = w->id_base, k, id, p;
 	char name[48];
 
 	if (!w->id_base)
@@ -2162,17 +2298,41 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 		}
 		id += 1 + c->nsubs;
 	}
-	for (k = 0; k < c->nloops; k++, id += 5) {
+	for (k = 0; k < c->nloops; k++, id = p + 3) {
 		struct loop *l = &c->loops[k];
+		__u32 ctx_ptr = 0;
 
 		bt_type(w, NULL, BTF_KIND_ARRAY << 24, 0);
 		bt_u32(w, b + 1);
 		bt_u32(w, b + 2);
 		bt_u32(w, R_LEN(l->nimg) / 8);
 		bt_type(w, NULL, BTF_KIND_PTR << 24, id);
-		bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | 1, b + 2);
+		p = id + 2;
+		if (l->uses_ctx && c->env->ctx_mem) {
+			/* u8 (*ctx)[ctx_size]: PTR_TO_MEM of the bytes it accesses */
+			bt_type(w, "u8", BTF_KIND_INT << 24, 1);
+			bt_u32(w, 8);
+			bt_type(w, NULL, BTF_KIND_ARRAY << 24, 0);
+			bt_u32(w, id + 2);
+			bt_u32(w, b + 2);
+			bt_u32(w, l->ctx_size);
+			bt_type(w, NULL, BTF_KIND_PTR << 24, id + 3);
+			ctx_ptr = id + 4;
+			p = id + 5;
+		} else if (l->uses_ctx) {
+			/* struct <ctx_struct> *ctx: 6.1 matches the name only */
+			bt_type(w, c->env->ctx_struct, BTF_KIND_STRUCT << 24, 0);
+			bt_type(w, NULL, BTF_KIND_PTR << 24, id + 2);
+			ctx_ptr = id + 3;
+			p = id + 4;
+		}
+		bt_type(w, NULL, BTF_KIND_FUNC_PROTO << 24 | (ctx_ptr ? 2 : 1), b + 2);
 		bt_u32(w, bt_str(w, "frame"));
 		bt_u32(w, id + 1);
+		if (ctx_ptr) {
+			bt_u32(w, bt_str(w, "ctx"));
+			bt_u32(w, ctx_ptr);
+		}
 		if (c->round)
 			snprintf(name, sizeof(name), "bpfa_loop_cb_%u_%u", c->round, k);
 		else
@@ -2182,8 +2342,8 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 			snprintf(name, sizeof(name), "bpfa_loop_body_%u_%u", c->round, k);
 		else
 			snprintf(name, sizeof(name), "bpfa_loop_body_%u", k);
-		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, id + 2);
-		l->btf_cb = id + 3;
+		bt_type(w, name, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, p);
+		l->btf_cb = p + 1;
 	}
 	return b + 4;
 }
@@ -2458,7 +2618,7 @@ static int emit(struct pctx *c)
 		l = &c->loops[k];
 		c->cur = l->e;
 		l->cb_pos = c->n;
-		put_cb(c, l->cb_lbl, l->body_lbl);
+		put_cb(c, l);
 		l->body_pos = c->n;
 		put_body(c, l);
 	}

@@ -68,6 +68,17 @@ struct bpfa_loops_env {
 	__u32 line_info_cnt, line_info_rec_size;
 	/* The kernel's nr_cpu_ids (0: unknown): bounds bpf_get_smp_processor_id(). */
 	__u32 nr_cpu_ids;
+	/*
+	 * How a loop body, a global function, may receive main's context
+	 * (docs/LOOPS.md "The context in a loop"): ctx_struct names the struct
+	 * 6.1 matches a global function's context argument against
+	 * (btf_get_prog_ctx_type(): "__sk_buff", "xdp_md", ...); ctx_mem: the
+	 * program type's context is plain memory its verifier checks at run
+	 * time (syscall programs: no convert_ctx_access); neither: a loop may
+	 * not use the context (refused by name).
+	 */
+	const char *ctx_struct;
+	bool ctx_mem;
 };
 
 struct bpfa_loops_result {

@@ -115,6 +115,26 @@ TEST_F(iter, printk_in_loop_bodies)
 	EXPECT_EQ(6, run_syscall_prog(obj_prog_fd(self->obj, "printk_in_loops"), ctx, sizeof(ctx)));
 }
 
+TEST_F(iter, context_written_from_a_bpf_for_body)
+{
+	__u64 a[2] = { 0, 0 };	/* struct push_args: pushed, sum */
+
+	ASSERT_EQ(0, run_syscall_prog(obj_prog_fd(self->obj, "push_into_args"), a, sizeof(a)));
+	EXPECT_EQ(64, a[0]);
+	EXPECT_EQ(2016, a[1]);
+	/* The context is the size the program reads, as upstream checks it. */
+	EXPECT_GT(0, run_syscall_prog(obj_prog_fd(self->obj, "push_into_args"), a, 8));
+}
+
+TEST_F(iter, typed_context_read_in_a_bpf_for_body)
+{
+	char pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt));
+
+	ASSERT_EQ(0, bpf_prog_test_run_opts(obj_prog_fd(self->obj, "skb_len_in_loop"), &o));
+	EXPECT_EQ(10 * sizeof(pkt), o.retval);
+}
+
 TEST_F(iter, ranges_as_upstream)
 {
 	int fd = obj_prog_fd(self->obj, "range_sum");

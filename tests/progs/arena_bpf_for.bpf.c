@@ -122,4 +122,39 @@ int printk_in_loops(void *ctx)
 	return n;
 }
 
+/*
+ * A new user's first loop: results written into the argument struct from a
+ * bpf_for body (the context crosses the loop head).
+ */
+struct push_args {
+	__u64 pushed, sum;
+};
+
+__u64 __arena pushed_vals[64];
+
+SEC("syscall")
+int push_into_args(struct push_args *a)
+{
+	int i;
+
+	bpf_for(i, 0, 64) {
+		pushed_vals[i] = i;
+		a->pushed++;
+		a->sum += pushed_vals[i];
+	}
+	return 0;
+}
+
+/* A context the verifier types (struct __sk_buff) read in every iteration. */
+SEC("tc")
+int skb_len_in_loop(struct __sk_buff *skb)
+{
+	__u32 n = 0;
+	int i;
+
+	bpf_for(i, 0, 10)
+		n += skb->len;
+	return n;
+}
+
 char _license[] SEC("license") = "GPL";

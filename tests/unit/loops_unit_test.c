@@ -22,6 +22,12 @@
 #include "rewrite_env.h"
 
 static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
+/* A program type whose context is memory (syscall): a loop body may take it. */
+static const struct bpfa_loops_env env_ctx_mem = {
+	.zalloc = t_zalloc, .free = t_free, .ctx_mem = true,
+};
+/* The environment of the pass under test (each TEST runs in its own process). */
+static const struct bpfa_loops_env *t_env = &env;
 
 /* Runs p before and after the pass on ctx copies; both r0 and ctx must agree. */
 #define SAME_RESULT(p, ctx_init, nctx)						\
@@ -34,7 +40,7 @@ static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
 		__vm.map_values[0] = map0;					\
 		__r1 = bi_exec(&__vm, p, ARRAY_SIZE(p), __c1);				\
 		ASSERT_FALSE(__vm.fault) TH_LOG("original: %s", __vm.why);	\
-		ASSERT_EQ(0, bpfa_loops(&env, p, ARRAY_SIZE(p), &__res)) TH_LOG("%s", __res.msg); \
+		ASSERT_EQ(0, bpfa_loops(t_env, p, ARRAY_SIZE(p), &__res)) TH_LOG("%s", __res.msg); \
 		__vm.map_values[0] = map1;					\
 		__r2 = bi_exec(&__vm, __res.insns, __res.len, __c2);		\
 		ASSERT_FALSE(__vm.fault) TH_LOG("translated: %s", __vm.why);	\
@@ -238,7 +244,7 @@ TEST(list_walk_100k)
 #define REFUSED(p, needle)							\
 	do {									\
 		struct bpfa_loops_result __res;					\
-		ASSERT_EQ(-EINVAL, bpfa_loops(&env, p, ARRAY_SIZE(p), &__res));		\
+		ASSERT_EQ(-EINVAL, bpfa_loops(t_env, p, ARRAY_SIZE(p), &__res));	\
 		EXPECT_NE(NULL, strstr(__res.msg, needle)) TH_LOG("%s", __res.msg); \
 		EXPECT_EQ(0, strncmp(__res.msg, "bpf_arena: insn ", 16));	\
 		EXPECT_EQ(NULL, __res.insns);					\
@@ -332,7 +338,74 @@ TEST(refuses_ctx_used_in_loop)
 		I_EXIT(),
 	};
 
-	REFUSED(p, "R9 holds the context pointer at the loop head");
+	REFUSED(p, "R9 holds the context pointer, which a loop body cannot receive for this program type");
+}
+
+/*
+ * Where the context is memory (syscall programs), the body takes it as a
+ * second argument: read and written inside the loop, from a register.
+ * ctx[0] = what to add, ctx[1] = the running sum, written each iteration.
+ */
+static const struct bpf_insn ctx_loop_prog[] = {
+	I_MOV64_REG(9, 1),		/* 0 */
+	I_MOV64_IMM(6, 0),		/* 1 */
+	I_MOV64_IMM(7, 0),		/* 2 */
+	I_MAY_GOTO(6),		/* 3: head -> 10 */
+	I_JMP_IMM(BPF_JGE, 7, 100, 5),	/* 4 -> 10 */
+	I_LDX(BPF_DW, 2, 9, 0),		/* 5 */
+	I_ALU64_REG(BPF_ADD, 6, 2),		/* 6 */
+	I_STX(BPF_DW, 9, 6, 8),		/* 7 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 8 */
+	I_JA(-7),			/* 9 -> 3 */
+	I_MOV64_REG(0, 6),		/* 10 */
+	I_EXIT(),			/* 11 */
+};
+
+TEST(ctx_read_and_written_in_loop)
+{
+	uint64_t ctx[2] = { 3, 0 };
+	struct bpfa_loops_result res;
+
+	t_env = &env_ctx_mem;
+	ASSERT_EQ(300, SAME_RESULT(ctx_loop_prog, ctx, 2));
+	/* The body's prototype takes the context as 16 bytes: u8 (*ctx)[16]. */
+	ASSERT_EQ(0, bpfa_loops(t_env, ctx_loop_prog, ARRAY_SIZE(ctx_loop_prog), &res));
+	EXPECT_EQ(1, res.loops);
+	bpfa_loops_free(t_env, &res);
+}
+
+/* What the verifier checks of a context, checked of one the body gets as memory. */
+TEST(ctx_in_loop_refusals)
+{
+	struct bpf_insn p[ARRAY_SIZE(ctx_loop_prog)];
+
+	t_env = &env_ctx_mem;
+	memcpy(p, ctx_loop_prog, sizeof(p));
+	p[5] = (struct bpf_insn)I_LDX(BPF_DW, 2, 9, 4);
+	do {
+		struct bpfa_loops_result __res;
+
+		ASSERT_EQ(-EACCES, bpfa_loops(t_env, p, ARRAY_SIZE(p), &__res));
+		EXPECT_NE(NULL, strstr(__res.msg, "insn 5: invalid bpf_context access off=4 size=8"))
+			TH_LOG("%s", __res.msg);
+	} while (0);
+	memcpy(p, ctx_loop_prog, sizeof(p));
+	p[7] = (struct bpf_insn)I_ATOMIC(BPF_DW, BPF_ADD, 9, 6, 8);
+	do {
+		struct bpfa_loops_result __res;
+
+		ASSERT_EQ(-EACCES, bpfa_loops(t_env, p, ARRAY_SIZE(p), &__res));
+		EXPECT_NE(NULL, strstr(__res.msg, "insn 7: BPF_ATOMIC stores into R9 ctx is not allowed"))
+			TH_LOG("%s", __res.msg);
+	} while (0);
+	memcpy(p, ctx_loop_prog, sizeof(p));
+	p[7] = (struct bpf_insn)I_MOV64_REG(1, 9);
+	p[8] = (struct bpf_insn)I_CALL_HELPER(BPF_FUNC_get_current_comm);
+	REFUSED(p, "passes the context to a call");
+	memcpy(p, ctx_loop_prog, sizeof(p));
+	p[7] = (struct bpf_insn)I_STX(BPF_DW, 10, 9, -8);
+	REFUSED(p, "stores the context pointer to memory");
+	EXPECT_EQ(0, live_allocs);
 }
 
 TEST(refuses_register_written_on_some_paths)
