@@ -150,6 +150,7 @@ struct loop {
 	__u16 hm;			/* registers carried across E as bits */
 	__u16 hm_zero;			/* of those, unset where the loop is entered */
 	bool uses_ctx;			/* main's context crosses E: the body's 2nd argument */
+	__u64 ctx_img;			/* bit k: image slot k holds it (spilled) */
 	__u32 ctx_size;			/* ctx_mem: bytes of it the loop accesses */
 	/* emission */
 	__u32 cb_lbl, body_lbl, cb_pos, body_pos;
@@ -190,6 +191,12 @@ struct pctx {
 	__u8 *substart;		/* per insn: a subprogram or callback starts here */
 	__u8 *vis;		/* per insn: state reached */
 	__u32 *ty;		/* per insn: NREGS in-state types */
+	/*
+	 * Per insn of main, in round 0: bit k, stack slot k holds main's
+	 * context on every path here (clang spills it).  NULL when not tracked
+	 * (ctx_slots()): its fills are then bits.
+	 */
+	__u64 *sctx;
 	__u16 *live;		/* per insn: live-in registers */
 	/*
 	 * The same, counting only the call arguments the verifier checks
@@ -439,8 +446,23 @@ static void xfer(const struct pctx *c, __u32 i, __u32 *t)
 		}
 		t[d] = T_BITS;
 		return;
-	case BPF_ALU:
 	case BPF_LDX:
+		if (d >= NREGS)
+			return;
+		t[d] = T_BITS;
+		if (c->sctx && insn->code == (BPF_LDX | BPF_MEM | BPF_DW)) {
+			__s64 off = insn->off;
+
+			if (s == BPF_REG_10 || (s < NREGS && T_KIND(t[s]) == T_FP))
+				off += s == BPF_REG_10 ? 0 : T_FPOFF(t[s]);
+			else
+				return;
+			if (off < 0 && off >= -STACK_MAX && !(off % 8) &&
+			    (c->sctx[i] >> ((-off - 1) / 8) & 1))
+				t[d] = T_CTX;
+		}
+		return;
+	case BPF_ALU:
 		if (d < NREGS)
 			t[d] = T_BITS;
 		return;
@@ -575,9 +597,88 @@ static void refine_null(const struct pctx *c, __u32 i, int k, __u32 *t)
 	t[d] = nonnull ? T_FP | (t[d] & 0xffff) : T_BITS;
 }
 
+static __u64 slot_bits(__s32 lo, __s32 hi);
+static const __u8 size_bytes[4] = { 4, 2, 1, 8 };	/* BPF_W, BPF_H, BPF_B, BPF_DW */
+
+/*
+ * The context slots after insn i (in-state types t, mask m): a store
+ * clears what it overwrites and an aligned 8-byte spill of the context
+ * sets its slot; a call that gets a stack pointer clears all (the callee
+ * may write anywhere in the frame).  Stack pointers with variable offsets
+ * do not exist in a function with loops (stack_depth()), and ctx_slots()
+ * tracks nothing in one that stores a stack pointer.
+ */
+static __u64 sctx_xfer(const struct pctx *c, __u32 i, const __u32 *t, __u64 m)
+{
+	const struct bpf_insn *insn = &c->in[i];
+	__u8 cls = BPF_CLASS(insn->code), base = insn->dst_reg, r;
+	__s32 off;
+
+	if (cls == BPF_ST || cls == BPF_STX) {
+		if (base == BPF_REG_10)
+			off = insn->off;
+		else if (base < NREGS && T_KIND(t[base]) == T_FP)
+			off = T_FPOFF(t[base]) + insn->off;
+		else
+			return m;
+		m &= ~slot_bits(off, off + size_bytes[BPF_SIZE(insn->code) >> 3]);
+		if (insn->code == (BPF_STX | BPF_MEM | BPF_DW) && insn->src_reg < NREGS &&
+		    T_KIND(t[insn->src_reg]) == T_CTX && off < 0 && off >= -STACK_MAX &&
+		    !(off % 8))
+			m |= 1ull << ((-off - 1) / 8);
+		return m;
+	}
+	if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(insn->code) == BPF_CALL)
+		for (r = 1; r <= 5; r++)
+			if (T_KIND(t[r]) == T_FP)
+				return 0;
+	return m;
+}
+
+static int types(struct pctx *c);
+
+/*
+ * Main's context spilled to a slot a loop reads comes back as the context
+ * in the loop's body only if the pass knows the slot holds it: tracked in
+ * round 0, for a program type whose loops may take the context, in main,
+ * if main spills it and never stores a stack pointer (which would let a
+ * store through a reloaded copy go unseen).  types() runs again with the
+ * slots tracked.
+ */
+static int ctx_slots(struct pctx *c)
+{
+	const struct func *f = &c->funcs[0];
+	bool spills = false;
+	__u32 i;
+
+	if (c->round || (!c->env->ctx_struct && !c->env->ctx_mem) || !f->has_mg)
+		return 0;
+	for (i = f->start; i < f->end; i++) {
+		const struct bpf_insn *insn = &c->in[i];
+		const __u32 *t = &c->ty[i * NREGS];
+
+		if (c->second[i] || !(c->vis[i] & 1) || BPF_CLASS(insn->code) != BPF_STX ||
+		    insn->src_reg >= NREGS)
+			continue;
+		if (T_KIND(t[insn->src_reg]) == T_FP)
+			return 0;
+		if (T_KIND(t[insn->src_reg]) == T_CTX)
+			spills = true;
+	}
+	if (!spills)
+		return 0;
+	c->sctx = palloc(c, c->len, sizeof(*c->sctx));
+	if (!c->sctx)
+		return perr(c, -ENOMEM, 0, "out of memory");
+	memset(c->vis, 0, c->len);
+	memset(c->ty, 0, (size_t)c->len * NREGS * sizeof(*c->ty));
+	return types(c);
+}
+
 static int types(struct pctx *c)
 {
 	__u32 nw = 0, i, s[2], t[NREGS], r;
+	__u64 m;
 	int k, ns;
 
 	/*
@@ -598,6 +699,7 @@ static int types(struct pctx *c)
 		i = c->work[--nw];
 		c->vis[i] &= ~2;
 		memcpy(t, &c->ty[i * NREGS], sizeof(t));
+		m = c->sctx && c->fn[i] == 0 ? sctx_xfer(c, i, t, c->sctx[i]) : 0;
 		xfer(c, i, t);
 		if (is_next_null(c, i) && T_KIND(t[BPF_REG_1]) == T_FP)
 			t[BPF_REG_0] = T_FPNULL | (t[BPF_REG_1] & 0xffff);
@@ -608,6 +710,11 @@ static int types(struct pctx *c)
 
 			memcpy(e, t, sizeof(e));
 			refine_null(c, i, k, e);
+			if (c->sctx && (!(c->vis[s[k]] & 1) || (c->sctx[s[k]] & m) != c->sctx[s[k]])) {
+				/* must: the slots that hold it on every path (AND) */
+				c->sctx[s[k]] = c->vis[s[k]] & 1 ? c->sctx[s[k]] & m : m;
+				changed = true;
+			}
 			if (!(c->vis[s[k]] & 1)) {
 				memcpy(d, e, sizeof(e));
 				c->vis[s[k]] |= 1;
@@ -964,7 +1071,6 @@ static bool fp_base(const struct pctx *c, __u32 i, __u8 reg, __s32 *off)
 	return false;
 }
 
-static const __u8 size_bytes[4] = { 4, 2, 1, 8 };	/* BPF_W, BPF_H, BPF_B, BPF_DW */
 
 /*
  * The stack slots loop l reads and may write (constant offsets: the
@@ -1230,6 +1336,15 @@ static int check_loop(struct pctx *c, struct loop *l)
 	for (k = 0; k < NSLOTS; k++) {
 		if (!((rd | wr) & (1ull << k)))
 			continue;
+		/* main's context, spilled: the body's own copy is its argument */
+		if (c->sctx && (c->sctx[l->e] >> k & 1)) {
+			if (wr & (1ull << k))
+				return perr(c, -EINVAL, l->e,
+					    MG "loop at insn %u writes fp%d, where the context pointer is kept: not supported on this kernel",
+					    hl, -8 * (k + 1));
+			l->uses_ctx = true;
+			l->ctx_img |= 1ull << l->nimg;
+		}
 		if (wr & (1ull << k))
 			l->img_w |= 1ull << l->nimg;
 		l->img_off[l->nimg++] = (__s16)(-8 * (k + 1));
@@ -2032,9 +2147,12 @@ static void put_body(struct pctx *c, const struct loop *l)
 	}
 	put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_BUDGET(l)));
 	put(c, STX_DW(BPF_REG_10, BPF_REG_0, (__s16)BB_BUDGET(l->td)));
-	/* The touched slots, at their offsets in f's frame. */
+	/* The touched slots, at their offsets in f's frame; the context's from the argument. */
 	for (k = 0; k < l->nimg; k++) {
-		put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_IMG(l, k)));
+		if (l->ctx_img & (1ull << k))
+			put(c, LDX_DW(BPF_REG_0, BPF_REG_10, (__s16)BB_CTX(l->td)));
+		else
+			put(c, LDX_DW(BPF_REG_0, BPF_REG_1, (__s16)FR_IMG(l, k)));
 		put(c, STX_DW(BPF_REG_10, BPF_REG_0, l->img_off[k]));
 	}
 	for (r = NREGS; r-- > 0;) {	/* r1, the frame pointer, last */
@@ -2650,7 +2768,7 @@ static int run(struct pctx *c, __u32 len)
 	    !c->ty || !c->work || !c->dfs || !c->uvis || !c->fn || !c->funcs || !c->scc || !c->tlow ||
 	    !c->tstack || !c->tcall)
 		return perr(c, -ENOMEM, 0, "out of memory");
-	if (structure(c) || types(c) || preds(c))
+	if (structure(c) || types(c) || ctx_slots(c) || preds(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
 	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
@@ -2711,6 +2829,7 @@ static int one_round(const struct bpfa_loops_env *env, const struct bpf_insn *in
 	pfree(c, c->lwork);
 	pfree(c, c->lq);
 	pfree(c, c->ty);
+	pfree(c, c->sctx);
 	pfree(c, c->work);
 	pfree(c, c->dfs);
 	pfree(c, c->uvis);

@@ -126,6 +126,23 @@ TEST_F(iter, context_written_from_a_bpf_for_body)
 	EXPECT_GT(0, run_syscall_prog(obj_prog_fd(self->obj, "push_into_args"), a, 8));
 }
 
+TEST_F(iter, spilled_context_written_from_a_bpf_for_body)
+{
+	__u64 a[5] = { 0 };	/* struct spill_args */
+	__u64 s2 = 0;
+	int i;
+
+	ASSERT_EQ(0, run_syscall_prog(obj_prog_fd(self->obj, "push_with_spilled_ctx"), a,
+				      sizeof(a)));
+	for (i = 0; i < 16; i++)
+		s2 ^= i * 7;
+	EXPECT_EQ(16, a[0]);
+	EXPECT_EQ(120, a[1]);
+	EXPECT_EQ(s2, a[2]);
+	EXPECT_EQ(360, a[3]);
+	EXPECT_EQ(0xffff, a[4]);
+}
+
 TEST_F(iter, typed_context_read_in_a_bpf_for_body)
 {
 	char pkt[64] = { 0 };

@@ -145,6 +145,35 @@ int push_into_args(struct push_args *a)
 	return 0;
 }
 
+/*
+ * The same with more live values than callee-saved registers across the
+ * body's call: clang keeps the context in a stack slot the loop reads.
+ */
+struct spill_args {
+	__u64 pushed, s1, s2, s3, s4;
+};
+
+SEC("syscall")
+int push_with_spilled_ctx(struct spill_args *a)
+{
+	__u64 s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+	int i;
+
+	bpf_for(i, 0, 16) {
+		bpf_get_prandom_u32();
+		s1 += i;
+		s2 ^= i * 7;
+		s3 += i * 3;
+		s4 |= 1ull << i;
+		a->pushed++;
+	}
+	a->s1 = s1;
+	a->s2 = s2;
+	a->s3 = s3;
+	a->s4 = s4;
+	return 0;
+}
+
 /* A context the verifier types (struct __sk_buff) read in every iteration. */
 SEC("tc")
 int skb_len_in_loop(struct __sk_buff *skb)

@@ -374,6 +374,37 @@ TEST(ctx_read_and_written_in_loop)
 	bpfa_loops_free(t_env, &res);
 }
 
+/* The same with the context spilled to a slot the loop reads (clang at -O2). */
+static const struct bpf_insn ctx_spilled_prog[] = {
+	I_STX(BPF_DW, 10, 1, -16),		/* 0 */
+	I_MOV64_IMM(6, 0),		/* 1 */
+	I_MOV64_IMM(7, 0),		/* 2 */
+	I_MAY_GOTO(7),		/* 3: head -> 11 */
+	I_JMP_IMM(BPF_JGE, 7, 100, 6),	/* 4 -> 11 */
+	I_LDX(BPF_DW, 2, 10, -16),		/* 5 */
+	I_LDX(BPF_DW, 3, 2, 0),		/* 6 */
+	I_ALU64_REG(BPF_ADD, 6, 3),		/* 7 */
+	I_STX(BPF_DW, 2, 6, 8),		/* 8 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),		/* 9 */
+	I_JA(-8),			/* 10 -> 3 */
+	I_MOV64_REG(0, 6),		/* 11 */
+	I_EXIT(),			/* 12 */
+};
+
+TEST(ctx_spilled_and_read_in_loop)
+{
+	uint64_t ctx[2] = { 3, 0 };
+	struct bpf_insn p[ARRAY_SIZE(ctx_spilled_prog)];
+
+	t_env = &env_ctx_mem;
+	ASSERT_EQ(300, SAME_RESULT(ctx_spilled_prog, ctx, 2));
+	/* A loop that writes the slot (here the context again) is refused by name. */
+	memcpy(p, ctx_spilled_prog, sizeof(p));
+	p[9] = (struct bpf_insn)I_STX(BPF_DW, 10, 2, -16);
+	REFUSED(p, "writes fp-16, where the context pointer is kept");
+	EXPECT_EQ(0, live_allocs);
+}
+
 /* What the verifier checks of a context, checked of one the body gets as memory. */
 TEST(ctx_in_loop_refusals)
 {
