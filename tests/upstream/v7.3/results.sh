@@ -23,6 +23,7 @@ if [ $run = yes ]; then
 		s=$(date +%s)
 		case $k in 6.1-stock) opt=(--kernel 6.1 --no-module) ;; *) opt=(--kernel "$k") ;; esac
 		# The runner's exit status is 1 when any subtest failed: not an error here.
+		# shellcheck disable=SC2016 # expanded by the guest's shell
 		timeout 3000 "$top/tests/vm/run" "${opt[@]}" --timeout 2700 -- sh -c \
 			'start=$(date +%s); /opt/bpf-arena/tests/upstream_loops; rc=$?; echo "# runner wall time: $(( $(date +%s) - start )) s"; exit $rc' \
 			> "$logs/$k.log" 2>&1 || true
@@ -98,12 +99,26 @@ with open(out + ".tmp", "w") as f:
         f.write("%-*s %-14s %-10s %-5s %-5s %-9s %s\n" % (w, n, r["expected"], cell(r, "6.1"),
                 cell(r, "6.12"), cell(r, "7.3"), cell(r, "6.1-stock"), reason[:300]))
 
+    # Grouped by what went wrong, numbers as N: a load that failed by its
+    # verifier (or module) line; a refusal with another message than the
+    # expected one by the line it was refused with; a program that loaded
+    # but whose log lacks an expected line, as one group.
+    def cause(reason):
+        r = re.sub(r"\d+", "N", reason)
+        m = re.match(r"unexpected_load_failure: -N: (.*)", r)
+        if m:
+            return "load failed: " + m.group(1)[:110]
+        m = re.match(r"expect_msg: .*; refused with: (.*)", r)
+        if m:
+            return "refused, not with the expected __msg: " + m.group(1)[:90]
+        if r.startswith("expect_msg: ") and "__not_msg" not in r:
+            return "loaded, but an expected __msg line is not in 6.1's log"
+        return r[:150]
     groups = defaultdict(list)
     for n, r in rows.items():
         if "6.1" in r and r["6.1"][0] == "FAIL":
-            key = re.sub(r"\d+", "N", r["6.1"][1])[:200]
-            groups[key].append(n)
-    f.write("\n== 6.1 + module failures by reason (numbers as N) ==\n")
+            groups[cause(r["6.1"][1])].append(n)
+    f.write("\n== 6.1 + module failures by cause (numbers as N) ==\n")
     for key, names in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         f.write("[%d] %s\n" % (len(names), key))
         for n in names:
