@@ -51,6 +51,7 @@ include $(TOP)/tests/dkms/check-dkms.mk
 include $(TOP)/tests/fuzz/fuzz.mk
 include $(TOP)/bench/bench.mk
 include $(TOP)/tests/upstream/upstream.mk
+include $(TOP)/tests/upstream/v7.3/upstream73.mk
 include $(TOP)/tests/unit/unit.mk
 include $(TOP)/tests/stress/stress.mk
 include $(TOP)/inspect/inspect.mk
