@@ -87,6 +87,15 @@ static struct ireg reg_join(struct ireg a, struct ireg b)
 		return b;
 	if (b.kind == K_BOT || reg_eq(a, b))
 		return a;
+	/*
+	 * A constant meeting a pointer stays the pointer (`elem = NULL` on one
+	 * path, next()'s pointer on the other): dereferenced, the constant is
+	 * refused by the verifier, so only the pointer decides what is touched.
+	 */
+	if (a.kind == K_CONST && is_ptr(b.kind))
+		return b;
+	if (b.kind == K_CONST && is_ptr(a.kind))
+		return a;
 	if (is_ptr(a.kind) || is_ptr(b.kind))
 		o.kind = K_FPANY;
 	return o;
@@ -168,7 +177,7 @@ static void check_reads(struct ictx *x, const struct istate *st, __u32 i, __u16 
 	for (r = 0; bad && r < 10; r++)
 		if (bad & (1u << r)) {
 			refuse(x, -EACCES, i,
-			       "R%d !read_ok (a call leaves R1-R5 unreadable; here the bpf_iter_num call before it)",
+			       "R%d !read_ok (unset by the bpf_iter_num call before it, as any call leaves R1-R5 and a void one R0)",
 			       r);
 			return;
 		}
@@ -265,7 +274,11 @@ static void check_arg(struct ictx *x, const struct istate *st, __u32 i, int argn
 		k = active_in(st, -8 * NSLOTS, 0);
 	else
 		k = active_in(st, base.v, len < 0 ? 0 : base.v + (__s32)len);
-	if (k >= 0)
+	if (k >= 0 && len < 0 && base.v == -8 * k - 8)
+		refuse(x, -EACCES, i,
+		       "R%d passes the active bpf_iter_num at fp%d to a call: the module cannot follow an iterator into another function yet (upstream can)",
+		       argno, base.v);
+	else if (k >= 0)
 		refuse(x, -EACCES, i,
 		       "R%d (fp%d) lets the call access fp%d, the state of an active bpf_iter_num, which upstream refuses%s",
 		       argno, base.v, -8 * k - 8,
@@ -556,7 +569,13 @@ static void xfer(struct ictx *x, struct istate *st, __u32 i)
 	if (op == BPF_CALL) {
 		xfer_call(x, st, i, insn);
 	} else if (op == BPF_EXIT) {
-		check_reads(x, st, i, 1);
+		/*
+		 * main's and a callback's R0 is checked; a static subprogram's
+		 * is copied to its caller unchecked (prepare_func_exit()).
+		 */
+		if (x->c->bsub[x->c->blk[i]] == 0 ||
+		    (x->c->fl[x->c->bstart[x->b0]] & F_CALLBACK))
+			check_reads(x, st, i, 1);
 		if (st->act)
 			refuse(x, -EINVAL, i,
 			       "Unreleased reference: the bpf_iter_num at fp%d may still be active on a path to this exit (bpf_iter_num_destroy() it on every path)",

@@ -653,6 +653,18 @@ TEST(upstream_iterator_rules)
 		RULE("may_goto_neg_off", 0, NULL,
 		     I_LDX(BPF_W, 0, 10, -4), I_JA(1), I_JA(1), I_MAY_GOTO(-2),
 		     I_JMP_IMM(BPF_JGT, 0, 10, -2), RET0),
+		/* iters_looping.c's widening_stack_size_bug: a void subprogram's R0. */
+		RULE("void_subprogram_ends_after_destroy", 0, NULL,
+		     I_CALL_REL(2), RET0,
+		     NEW_AT(-8), DESTROY_AT(-8), I_EXIT()),
+		RULE("r0_after_destroy_at_main_exit", -EACCES, "insn 8: R0 !read_ok",
+		     NEW_AT(-8), DESTROY_AT(-8), I_EXIT()),
+		/* iters.c's iter_search_loop: elem = NULL or next()'s pointer, read after. */
+		RULE("pointer_or_null_read_after_the_loop", 0, NULL,
+		     I_MOV64_IMM(6, 0), NEW_AT(-8), NEXT_AT(-8),
+		     I_JMP_IMM(BPF_JEQ, 0, 0, 1), I_MOV64_REG(6, 0),
+		     I_JMP_IMM(BPF_JEQ, 6, 0, 1), I_LDX(BPF_W, 7, 6, 0),
+		     DESTROY_AT(-8), RET0),
 		RULE("misaligned_iterator", -EINVAL,
 		     "insn 4: bpf_iter_num_new(): cannot pass in iter at an offset=-12",
 		     NEW_AT(-12), DESTROY_AT(-12), RET0),
