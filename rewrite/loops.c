@@ -808,7 +808,13 @@ static void use_def(const struct pctx *c, __u32 i, __u16 *use, __u16 *def)
 	case BPF_JMP:
 	case BPF_JMP32:
 		if (op == BPF_CALL) {
-			*use = (__u16)(((1u << helper_nargs(insn, c->checked_args)) - 1) << 1);
+			__u32 n = helper_nargs(insn, c->checked_args);
+
+			/* A subprogram reads the arguments its prototype names (func_nargs()). */
+			if (bpfa_is_pcall(insn) && (__s64)i + 1 + insn->imm >= 0 &&
+			    (__s64)i + 1 + insn->imm < c->len)
+				n = c->funcs[c->fn[i + 1 + insn->imm]].nargs;
+			*use = (__u16)(((1u << n) - 1) << 1);
 			*def = 0x3f;
 		} else if (op == BPF_EXIT) {
 			*use = rbit(0);

@@ -913,8 +913,22 @@ TEST(error_names_original_insn)
 			     64)) TH_LOG("%s", res.msg);
 }
 
-/* Random mutations of the programs above: the pass must never crash or leak. */
-TEST(random_mutations_do_not_crash)
+/*
+ * Random mutations of the programs above: the pass must never crash or leak.
+ * 300 s: the sanitizer build takes tens of seconds on a loaded machine.
+ */
+FIXTURE(mutations) {
+};
+
+FIXTURE_SETUP(mutations)
+{
+}
+
+FIXTURE_TEARDOWN(mutations)
+{
+}
+
+TEST_F_TIMEOUT(mutations, random_mutations_do_not_crash, 300)
 {
 	const struct bpf_insn *progs[] = { sum_prog, budget_prog, multi_exit_prog, do_while_prog,
 					   map_prog };
