@@ -5,8 +5,10 @@
  * how many registers the helper reads, and which of them point to memory
  * it reads or writes, and how much.  Exact for the helpers listed in
  * helper_args.c (their protos in kernel/bpf/helpers.c and friends, the same
- * on 6.1 and 6.12); anything else reads all five and may access any memory
- * from each pointer upward, so a caller that uses this to stay conservative
+ * on 6.1 and 6.12); anything else reads all five and may read and write any
+ * memory from each pointer upward (a helper) or anywhere in the frame it
+ * points into (a subprogram or kfunc: a callee may index a caller's stack
+ * pointer both ways), so a caller that uses this to stay conservative
  * stays so.
  */
 #ifndef BPFA_HELPER_ARGS_H
@@ -29,6 +31,7 @@ struct bpfa_helper_args {
 	__u8 nargs;		/* registers the helper reads, r1 .. r<nargs> */
 	__u8 checked;		/* of those, the ones its proto types (the rest: ARG_DONTCARE) */
 	__u8 kind[5];		/* enum bpfa_harg, per argument */
+	__u8 writes;		/* bit a: the helper writes through argument a (0-based) */
 	__u8 fixed[5];		/* BPFA_HARG_FIXED: bytes */
 };
 

@@ -638,6 +638,25 @@ static __u64 sctx_xfer(const struct pctx *c, __u32 i, const __u32 *t, __u64 m)
 static int types(struct pctx *c);
 
 /*
+ * Does R<r> hold a value of kind `kind` leaving insn i (in-state types)
+ * toward successor s, and arrive there as something else (a join with
+ * another path)?  r < 0: any register.
+ */
+static bool kind_joined_away(const struct pctx *c, __u32 i, __u32 s, __u32 kind)
+{
+	__u32 t[NREGS], r;
+
+	memcpy(t, &c->ty[i * NREGS], sizeof(t));
+	if (!bpfa_is_jump(&c->in[i]))
+		xfer(c, i, t);
+	for (r = 0; r < NREGS; r++)
+		if (T_KIND(t[r]) == kind && c->ty[s * NREGS + r] != t[r] &&
+		    (c->live[s] & (1u << r)))
+			return true;
+	return false;
+}
+
+/*
  * Main's context spilled to a slot a loop reads comes back as the context
  * in the loop's body only if the pass knows the slot holds it: tracked in
  * round 0, for a program type whose loops may take the context, in main,
@@ -1227,6 +1246,19 @@ static int check_ctx_mem(struct pctx *c, struct loop *l, __u32 hl)
 {
 	__u32 i, r, end;
 
+	for (i = l->h; i <= l->b; i++) {
+		__u32 sc[2];
+		int k, ns;
+
+		if (c->second[i] || !member(c, l, i) || !(c->vis[i] & 1))
+			continue;
+		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, sc);
+		for (k = 0; k < ns; k++)
+			if (member(c, l, sc[k]) && kind_joined_away(c, i, sc[k], T_CTX))
+				return perr(c, -EINVAL, sc[k],
+					    MG "loop at insn %u: the context pointer meets another value here, which a loop body cannot take for this program type on this kernel: keep it in one register or slot",
+					    hl);
+	}
 	for (i = l->h; i <= l->b; i++) {
 		const struct bpf_insn *insn = &c->in[i];
 		const __u32 *t = &c->ty[i * NREGS];
@@ -2774,9 +2806,12 @@ static int run(struct pctx *c, __u32 len)
 	    !c->ty || !c->work || !c->dfs || !c->uvis || !c->fn || !c->funcs || !c->scc || !c->tlow ||
 	    !c->tstack || !c->tcall)
 		return perr(c, -ENOMEM, 0, "out of memory");
-	if (structure(c) || types(c) || ctx_slots(c) || preds(c))
+	if (structure(c) || types(c) || preds(c))
 		return c->err;
 	liveness(c, c->live, 0, len - 1, NULL);
+	/* After liveness (which types do not change): it asks what is live at joins. */
+	if (ctx_slots(c))
+		return c->err;
 	if (stack_depth(c) || sccs(c, NULL) || find_loops(c) || bounds(c))
 		return c->err;
 	return emit(c);

@@ -67,6 +67,7 @@ struct ictx {
 	struct istate *st;	/* per block of the subprogram, from b0 */
 	__u32 b0, nb;
 	bool final;
+	__u8 *active_callee;	/* per subprogram: called with an iterator active */
 };
 
 static bool is_ptr(__u8 k)
@@ -214,14 +215,18 @@ static int active_in(const struct istate *st, __s32 lo, __s32 hi)
  * iterator's slot is unreadable ("invalid read from stack"); a write makes
  * it plain stack, the iterator never released ("Unreleased reference").
  */
-static void check_access(struct ictx *x, const struct istate *st, __u32 i, struct ireg base,
-			 __s16 off, __u32 size, bool write)
+static void check_access(struct ictx *x, const struct istate *st, __u32 i, __u8 reg,
+			 struct ireg base, __s16 off, __u32 size, bool write)
 {
 	__s32 lo = base.v + off;
 	int k;
 
 	if (base.kind == K_CUR) {
-		if (lo < 0 || lo + (__s32)size > CUR_SIZE)
+		if (write)
+			refuse(x, -EACCES, i,
+			       "R%u cannot write into rdonly_mem (bpf_iter_num_next()'s int * is read-only)",
+			       reg);
+		else if (lo < 0 || lo + (__s32)size > CUR_SIZE)
 			refuse(x, -EACCES, i,
 			       "invalid access to memory, mem_size=%d off=%d size=%u (bpf_iter_num_next() returns an int *)",
 			       CUR_SIZE, lo, size);
@@ -250,12 +255,16 @@ static void check_access(struct ictx *x, const struct istate *st, __u32 i, struc
 
 /* A helper's, kfunc's or subprogram's memory argument: bytes [base, base + len); len < 0: up to the frame top, or any of it. */
 static void check_arg(struct ictx *x, const struct istate *st, __u32 i, int argno,
-		      struct ireg base, __s64 len, bool whole_frame)
+		      struct ireg base, __s64 len, bool whole_frame, bool write)
 {
 	int k = -1;
 
 	if (base.kind == K_CUR) {
-		if (whole_frame || len < 0 || base.v < 0 || base.v + len > CUR_SIZE)
+		if (write)
+			refuse(x, -EACCES, i,
+			       "R%d cannot write into rdonly_mem (the call may write through bpf_iter_num_next()'s read-only int *)",
+			       argno);
+		else if (whole_frame || len < 0 || base.v < 0 || base.v + len > CUR_SIZE)
 			refuse(x, -EACCES, i,
 			       "R%d: the pointer bpf_iter_num_next() returns is passed where %s of it may be accessed: upstream allows %d bytes (an int *)",
 			       argno, len < 0 ? "any amount" : "more", CUR_SIZE);
@@ -298,8 +307,24 @@ static void map_sizes(struct ictx *x, struct ireg map, __u32 *key, __u32 *value)
 	*value = 0;
 }
 
-static void xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct bpf_insn *insn)
+/*
+ * A subprogram called while an iterator may be active: it must not tail
+ * call, nor must anything it calls (lower_iter_state() checks them).
+ */
+static void note_callee(struct ictx *x, __u32 i, const struct bpf_insn *insn,
+			const struct istate *st)
 {
+	struct lctx *c = x->c;
+	__s64 t = (__s64)i + 1 + insn->imm;
+
+	if (x->final && st->act && t >= 0 && t < c->len && x->active_callee)
+		x->active_callee[c->bsub[c->blk[t]]] = 1;
+}
+
+/* Checks a call's memory arguments; true if r0 may point into this frame. */
+static bool xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct bpf_insn *insn)
+{
+	bool frame_arg = false, fpany_r0 = false;
 	struct bpfa_helper_args ha;
 	__u32 key, value;
 	int a;
@@ -334,8 +359,17 @@ static void xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct
 			len = value ? (__s64)value : -1;
 			break;
 		}
-		check_arg(x, st, i, a + 1, p, len, ha.kind[a] == BPFA_HARG_FRAME);
+		check_arg(x, st, i, a + 1, p, len, ha.kind[a] == BPFA_HARG_FRAME,
+			  ha.writes >> a & 1);
+		if (is_ptr(p.kind))
+			frame_arg = true;
 	}
+	/* A subprogram given a pointer into this frame may return one. */
+	if (bpfa_is_pcall(insn) && frame_arg)
+		fpany_r0 = true;
+	if (bpfa_is_pcall(insn))
+		note_callee(x, i, insn, st);
+	return fpany_r0;
 }
 
 static void xfer_iter(struct ictx *x, struct istate *st, __u32 i, __u8 a)
@@ -394,6 +428,7 @@ static void xfer_iter(struct ictx *x, struct istate *st, __u32 i, __u8 a)
 static void xfer_call(struct ictx *x, struct istate *st, __u32 i, const struct bpf_insn *insn)
 {
 	__u8 a = x->c->act[i];
+	bool fpany;
 	int r;
 
 	if (a == A_ITER_NEW || a == A_ITER_NEXT || a == A_ITER_DESTROY) {
@@ -401,9 +436,11 @@ static void xfer_call(struct ictx *x, struct istate *st, __u32 i, const struct b
 		return;
 	}
 	/* Subprograms and kfuncs: their arguments unknown here (helper_args.h). */
-	xfer_helper(x, st, i, insn);
+	fpany = xfer_helper(x, st, i, insn);
 	for (r = BPF_REG_0; r <= BPF_REG_5; r++)
 		wr(st, (__u8)r, mk(K_OTHER, 0));
+	if (fpany)
+		wr(st, BPF_REG_0, mk(K_FPANY, 0));
 }
 
 static void xfer_alu(struct istate *st, const struct bpf_insn *insn)
@@ -426,10 +463,10 @@ static void xfer_alu(struct istate *st, const struct bpf_insn *insn)
 	}
 	if (x64 && (op == BPF_ADD || op == BPF_SUB) && is_ptr(a.kind)) {
 		if (b.kind == K_CONST && a.kind != K_FPANY) {
-			a.v = op == BPF_ADD ? a.v + b.v : a.v - b.v;
-			if (a.v < -0x10000 || a.v > 0x10000)
-				a = mk(K_FPANY, 0);
-			wr(st, d, a);
+			__s64 sum = op == BPF_ADD ? (__s64)a.v + b.v : (__s64)a.v - b.v;
+
+			a.v = (__s32)sum;
+			wr(st, d, sum < -0x10000 || sum > 0x10000 ? mk(K_FPANY, 0) : a);
 		} else {
 			wr(st, d, mk(K_FPANY, 0));
 		}
@@ -437,8 +474,10 @@ static void xfer_alu(struct istate *st, const struct bpf_insn *insn)
 	}
 	if (x64 && op == BPF_ADD && is_ptr(b.kind)) {
 		if (a.kind == K_CONST && b.kind != K_FPANY) {
-			b.v += a.v;
-			wr(st, d, b);
+			__s64 sum = (__s64)b.v + a.v;
+
+			b.v = (__s32)sum;
+			wr(st, d, sum < -0x10000 || sum > 0x10000 ? mk(K_FPANY, 0) : b);
 		} else {
 			wr(st, d, mk(K_FPANY, 0));
 		}
@@ -494,7 +533,7 @@ static void xfer_mem(struct ictx *x, struct istate *st, __u32 i, const struct bp
 	if (cls == BPF_LDX) {
 		base = rd(st, insn->src_reg);
 		check_reads(x, st, i, (__u16)(1u << insn->src_reg));
-		check_access(x, st, i, base, insn->off, size, false);
+		check_access(x, st, i, insn->src_reg, base, insn->off, size, false);
 		if (base.kind == K_FP && size == 8 && (base.v + insn->off) % 8 == 0 &&
 		    base.v + insn->off < 0 && base.v + insn->off >= -8 * NSLOTS &&
 		    (st->spfp >> ((-(base.v + insn->off)) / 8 - 1) & 1))
@@ -506,7 +545,7 @@ static void xfer_mem(struct ictx *x, struct istate *st, __u32 i, const struct bp
 	base = rd(st, insn->dst_reg);
 	check_reads(x, st, i, (__u16)(1u << insn->dst_reg |
 				      (cls == BPF_ST ? 0 : 1u << insn->src_reg)));
-	check_access(x, st, i, base, insn->off, size, true);
+	check_access(x, st, i, insn->dst_reg, base, insn->off, size, true);
 	if (base.kind == K_FP) {
 		__s32 lo = base.v + insn->off;
 		struct ireg s = cls == BPF_STX ? rd(st, insn->src_reg) : mk(K_CONST, 0);
@@ -638,9 +677,9 @@ static void entry_state(struct istate *st)
 		st->r[r] = mk(K_OTHER, 0);
 }
 
-static int check_sub(struct lctx *c, struct istate *buf, __u32 b0, __u32 nb)
+static int check_sub(struct lctx *c, struct istate *buf, __u32 b0, __u32 nb, __u8 *active_callee)
 {
-	struct ictx x = { .c = c, .st = buf, .b0 = b0, .nb = nb };
+	struct ictx x = { .c = c, .st = buf, .b0 = b0, .nb = nb, .active_callee = active_callee };
 	__u32 b;
 
 	memset(buf, 0, nb * sizeof(*buf));
@@ -659,8 +698,41 @@ static int check_sub(struct lctx *c, struct istate *buf, __u32 b0, __u32 nb)
 	return c->err;
 }
 
+/*
+ * A tail call leaves the caller's frames behind: in a subprogram called
+ * while an iterator may be active, or in anything such a subprogram
+ * calls, it would leak that iterator (upstream: "tail_call would lead to
+ * reference leak").  callee[s] marks the first ones; the rest follow.
+ */
+static void check_callees(struct lctx *c, __u8 *callee)
+{
+	bool more = true;
+	__u32 i;
+
+	while (more) {
+		more = false;
+		for (i = 0; i < c->len; i = bpfa_next(c->in, i)) {
+			__s64 t = (__s64)i + 1 + c->in[i].imm;
+
+			if (!callee[c->bsub[c->blk[i]]] || !bpfa_is_pcall(&c->in[i]) || t < 0 ||
+			    t >= c->len || callee[c->bsub[c->blk[t]]])
+				continue;
+			callee[c->bsub[c->blk[t]]] = 1;
+			more = true;
+		}
+	}
+	for (i = 0; i < c->len; i = bpfa_next(c->in, i))
+		if (callee[c->bsub[c->blk[i]]] && c->in[i].code == (BPF_JMP | BPF_CALL) &&
+		    !c->in[i].src_reg && c->in[i].imm == BPF_FUNC_tail_call) {
+			lower_err(c, -EINVAL, i,
+				  "tail_call would lead to reference leak: a caller's bpf_iter_num may be active");
+			return;
+		}
+}
+
 int lower_iter_state(struct lctx *c)
 {
+	__u8 *callee;
 	struct istate *buf;
 	__u32 s, b, b0, maxnb = 0, i;
 	bool any = false;
@@ -678,8 +750,14 @@ int lower_iter_state(struct lctx *c)
 			maxnb = b - b0;
 	}
 	buf = lower_zalloc(c, maxnb, sizeof(*buf));
-	if (!buf)
+	callee = lower_zalloc(c, c->nsub, 1);
+	if (!buf || !callee) {
+		if (buf)
+			c->env->free(c->env->ctx, buf);
+		if (callee)
+			c->env->free(c->env->ctx, callee);
 		return lower_err(c, -ENOMEM, 0, "out of memory");
+	}
 	memset(c->inq, 0, c->nblk);
 	for (b0 = 0, s = 0; b0 < c->nblk && !c->err; b0 = b, s++) {
 		bool iters = false;
@@ -691,8 +769,11 @@ int lower_iter_state(struct lctx *c)
 			    c->act[i] == A_ITER_DESTROY)
 				iters = true;
 		if (iters)
-			check_sub(c, buf, b0, b - b0);
+			check_sub(c, buf, b0, b - b0, callee);
 	}
+	if (!c->err)
+		check_callees(c, callee);
 	c->env->free(c->env->ctx, buf);
+	c->env->free(c->env->ctx, callee);
 	return c->err;
 }

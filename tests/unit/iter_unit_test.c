@@ -683,4 +683,84 @@ TEST(upstream_iterator_rules)
 	EXPECT_EQ(0, live_allocs);
 }
 
+/* Programs 6.12 refuses that reach an iterator other than through its slot's address. */
+TEST(iterator_reached_by_other_routes)
+{
+	const struct rule_case cases[] = {
+		/*
+		 * A static callee given r10-8 writes 8 bytes BELOW it: fp-16,
+		 * the active iterator.  check_arg() counts a pointer passed to a
+		 * subprogram as reaching upward only (to the frame top).
+		 */
+		RULE("callee_writes_below_its_pointer_into_iter", -EACCES, "fp-16",
+		     NEW_AT(-16),					/* 0-4 */
+		     FP(1, -8), I_CALL_REL(5),				/* 5-7 -> 13 */
+		     DESTROY_AT(-16), RET0,				/* 8-12 */
+		     I_ST(BPF_DW, 1, -8, 0), RET0),			/* 13-15 */
+		RULE("callee_reads_below_its_pointer_from_iter", -EACCES, "fp-16",
+		     NEW_AT(-16),					/* 0-4 */
+		     FP(1, -8), I_CALL_REL(5),				/* 5-7 -> 13 */
+		     DESTROY_AT(-16), RET0,				/* 8-12 */
+		     I_LDX(BPF_DW, 0, 1, -8), I_EXIT()),		/* 13-14 */
+		/*
+		 * next()'s int * is rdonly_mem upstream (selftest
+		 * iter_next_ptr_mem_not_trusted: "R1 cannot write into
+		 * rdonly_mem"); a store through it resets the counter.
+		 */
+		RULE("store_through_next_pointer", -EACCES, "rdonly",
+		     NEW_AT(-8), NEXT_AT(-8),				/* 0-7 */
+		     I_JMP_IMM(BPF_JEQ, 0, 0, 1),			/* 8 -> 10 */
+		     I_ST(BPF_W, 0, 0, 0),				/* 9 */
+		     DESTROY_AT(-8), RET0),
+		RULE("atomic_through_next_pointer", -EACCES, "rdonly",
+		     NEW_AT(-8), NEXT_AT(-8), I_MOV64_IMM(6, -1),	/* 0-8 */
+		     I_JMP_IMM(BPF_JEQ, 0, 0, 1),			/* 9 -> 11 */
+		     I_ATOMIC(BPF_W, BPF_ADD, 0, 6, 0),			/* 10 */
+		     DESTROY_AT(-8), RET0),
+		RULE("helper_writes_through_next_pointer", -EACCES, "rdonly",
+		     NEW_AT(-8), NEXT_AT(-8),				/* 0-7 */
+		     I_JMP_IMM(BPF_JEQ, 0, 0, 4),			/* 8 -> 13 */
+		     I_MOV64_REG(1, 0), I_MOV64_IMM(2, 4), I_MOV64_IMM(3, 0),
+		     I_CALL_HELPER(BPF_FUNC_probe_read_kernel),		/* 12 */
+		     DESTROY_AT(-8), RET0),
+		/* A tail call from a static callee while main's iterator is active. */
+		RULE("tail_call_in_callee_with_callers_iterator", -EINVAL,
+		     "tail_call would lead to reference leak",
+		     I_MOV64_REG(6, 1), NEW_AT(-8),			/* 0-5 */
+		     I_MOV64_REG(1, 6), I_CALL_REL(5),			/* 6-7 -> 13 */
+		     DESTROY_AT(-8), RET0,				/* 8-12 */
+		     I_MOV64_IMM(2, 0), I_MOV64_IMM(3, 0),
+		     I_CALL_HELPER(BPF_FUNC_tail_call), RET0),		/* 13-17 */
+	};
+	char msg[BPFA_MSG_LEN];
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		const struct rule_case *rc = &cases[k];
+		int err = lower_msg(rc->p, rc->len, msg, sizeof(msg));
+
+		EXPECT_EQ(rc->err, err) TH_LOG("%s: %s", rc->name, msg);
+		if (rc->msg)
+			EXPECT_NE(NULL, strstr(msg, rc->msg)) TH_LOG("%s: %s", rc->name, msg);
+	}
+	EXPECT_EQ(0, live_allocs);
+}
+
+/* Offsets at the ends of s32 (UBSan in iter_unit_test_san): no overflow in the check. */
+TEST(iter_state_offsets_do_not_overflow)
+{
+	const struct bpf_insn p[] = {
+		NEW_AT(-8),						/* 0-4 */
+		I_MOV64_REG(4, 10), I_ALU64_IMM(BPF_SUB, 4, INT_MIN),	/* 5-6 */
+		I_MOV64_REG(5, 10), I_ALU64_IMM(BPF_ADD, 5, 1),		/* 7-8 */
+		I_MOV64_IMM(7, 0x7fffffff), I_ALU64_REG(BPF_ADD, 7, 5),	/* 9-10 */
+		I_LDX(BPF_W, 0, 7, 0x7fff),				/* 11 */
+		DESTROY_AT(-8), RET0,
+	};
+	char msg[BPFA_MSG_LEN];
+
+	lower_msg(p, ARRAY_SIZE(p), msg, sizeof(msg));
+	EXPECT_EQ(0, live_allocs);
+}
+
 TEST_HARNESS_MAIN

@@ -958,4 +958,63 @@ TEST_F_TIMEOUT(mutations, random_mutations_do_not_crash, 300)
 	}
 }
 
+/*
+ * The context reaching a body as memory (syscall programs) through
+ * a register the pass types T_BITS (a join of the context with another
+ * value): check_ctx_mem() never sees the access, the body's verifier sees
+ * PTR_TO_MEM of ctx_size bytes and allows what 6.12 refuses of a context
+ * (misaligned, atomic, passed to a helper, variable offset).  Bounded by
+ * ctx_size, so not memory-unsafe; upstream-refused programs load.
+ * Each case asserts upstream's refusal, so it FAILS while the hole is open.
+ */
+static const struct bpf_insn ctx_join_prog[] = {
+	I_MOV64_REG(9, 1),		/* 0 */
+	I_MOV64_IMM(6, 0),		/* 1 */
+	I_MOV64_IMM(7, 0),		/* 2 */
+	I_MAY_GOTO(10),		/* 3: head -> 14 */
+	I_JMP_IMM(BPF_JGE, 7, 100, 9),	/* 4 -> 14 */
+	I_LDX(BPF_DW, 2, 9, 0),		/* 5: ctx_size = 8 */
+	I_MOV64_IMM(3, 0),		/* 6 */
+	I_JMP_IMM(BPF_JGT, 2, 5, 1),	/* 7 -> 9 */
+	I_MOV64_REG(3, 9),		/* 8: r3 = ctx on this path only */
+	I_JMP_IMM(BPF_JGT, 2, 5, 2),	/* 9 -> 12: the verifier knows which path */
+	I_LDX(BPF_W, 4, 3, 1),		/* 10: ctx access off=1 size=4 (misaligned) */
+	I_ALU64_REG(BPF_ADD, 6, 4),	/* 11 */
+	I_ALU64_IMM(BPF_ADD, 7, 1),	/* 12 */
+	I_JA(-11),			/* 13 -> 3 */
+	I_MOV64_REG(0, 6),		/* 14 */
+	I_EXIT(),			/* 15 */
+};
+
+TEST(ctx_as_memory_through_a_join)
+{
+	struct bpf_insn p[ARRAY_SIZE(ctx_join_prog)];
+	struct bpfa_loops_result res;
+	int err;
+
+	t_env = &env_ctx_mem;
+	/* misaligned: upstream "invalid bpf_context access off=1 size=4" */
+	err = bpfa_loops(t_env, ctx_join_prog, ARRAY_SIZE(ctx_join_prog), &res);
+	EXPECT_NE(0, err) TH_LOG("misaligned context access through a join loads");
+	if (!err)
+		bpfa_loops_free(t_env, &res);
+	/* atomic: upstream "BPF_ATOMIC stores into R3 ctx is not allowed" */
+	memcpy(p, ctx_join_prog, sizeof(p));
+	p[10] = (struct bpf_insn)I_ATOMIC(BPF_DW, BPF_ADD, 3, 6, 0);
+	p[11] = (struct bpf_insn)I_MOV64_IMM(4, 0);
+	err = bpfa_loops(t_env, p, ARRAY_SIZE(p), &res);
+	EXPECT_NE(0, err) TH_LOG("atomic on the context through a join loads");
+	if (!err)
+		bpfa_loops_free(t_env, &res);
+	/* variable offset: upstream "variable ctx access var_off=..." */
+	memcpy(p, ctx_join_prog, sizeof(p));
+	p[10] = (struct bpf_insn)I_ALU64_REG(BPF_ADD, 3, 2);
+	p[11] = (struct bpf_insn)I_LDX(BPF_B, 4, 3, 0);
+	err = bpfa_loops(t_env, p, ARRAY_SIZE(p), &res);
+	EXPECT_NE(0, err) TH_LOG("variable-offset context access through a join loads");
+	if (!err)
+		bpfa_loops_free(t_env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
 TEST_HARNESS_MAIN
