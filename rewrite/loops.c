@@ -640,7 +640,7 @@ static int types(struct pctx *c);
 /*
  * Does R<r> hold a value of kind `kind` leaving insn i (in-state types)
  * toward successor s, and arrive there as something else (a join with
- * another path)?  r < 0: any register.
+ * another path)?
  */
 static bool kind_joined_away(const struct pctx *c, __u32 i, __u32 s, __u32 kind)
 {
