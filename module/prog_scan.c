@@ -32,10 +32,13 @@
 #include "ksyms.h"
 #include "prog_ctx.h"
 
-/* The map an ld_imm64 names, if it is an arena; a reference is taken. */
-static struct bpf_arena *ldimm64_arena(const struct prog_load *pl, const struct bpf_insn *insn)
+/*
+ * The map an ld_imm64 MAP_FD/MAP_IDX names, looked up as the verifier will
+ * look it up (in the fd snapshot when it matters); a reference is taken.
+ */
+static struct bpf_map *ldimm64_map(const struct prog_load *pl, const struct bpf_insn *insn)
 {
-	struct bpf_arena *arena = NULL;
+	struct bpf_map *map = NULL;
 	struct fd f;
 	int fd;
 
@@ -43,12 +46,24 @@ static struct bpf_arena *ldimm64_arena(const struct prog_load *pl, const struct 
 	if (fd < 0)
 		return NULL;
 	f = fdget(fd);
-	if (f.file && f.file->f_op == ksyms.bpf_map_fops && is_arena_map(f.file->private_data)) {
-		arena = to_arena(f.file->private_data);
-		bpf_map_inc(&arena->map);
+	if (f.file && f.file->f_op == ksyms.bpf_map_fops) {
+		map = f.file->private_data;
+		bpf_map_inc(map);
 	}
 	fdput(f);
-	return arena;
+	return map;
+}
+
+/* The map an ld_imm64 names, if it is an arena; a reference is taken. */
+static struct bpf_arena *ldimm64_arena(const struct prog_load *pl, const struct bpf_insn *insn)
+{
+	struct bpf_map *map = ldimm64_map(pl, insn);
+
+	if (map && is_arena_map(map))
+		return to_arena(map);
+	if (map)
+		bpf_map_put(map);
+	return NULL;
 }
 
 static bool is_arena_kfunc(enum bpfa_kf_kind kind)
@@ -226,30 +241,19 @@ enum bpfa_kf_kind lower_classify_ksym(void *ctx, const struct bpf_insn *insn)
 }
 
 /*
- * The key and value sizes of the map an ld_imm64 MAP_FD/MAP_IDX names, looked
- * up as the verifier will look it up (in the fd snapshot): only bounds of
- * what a helper may touch on the stack (rewrite/lower_iter_state.c).
+ * The key and value sizes of the map an ld_imm64 MAP_FD/MAP_IDX names: only
+ * bounds of what a helper may touch on the stack (rewrite/lower_iter_state.c).
  */
 bool lower_map_sizes(void *ctx, const struct bpf_insn *insn, u32 *key, u32 *value)
 {
-	struct prog_load *pl = ctx;
-	bool found = false;
-	struct fd f;
-	int fd;
+	struct bpf_map *map = ldimm64_map(ctx, insn);
 
-	fd = bpfa_is_idx_ldimm64(insn) ? pl_fd(pl, insn->imm) : insn->imm;
-	if (fd < 0)
+	if (!map)
 		return false;
-	f = fdget(fd);
-	if (f.file && f.file->f_op == ksyms.bpf_map_fops) {
-		const struct bpf_map *map = f.file->private_data;
-
-		*key = map->key_size;
-		*value = map->value_size;
-		found = true;
-	}
-	fdput(f);
-	return found;
+	*key = map->key_size;
+	*value = map->value_size;
+	bpf_map_put(map);
+	return true;
 }
 
 /* Every fd_array index of an arena program must be inside the kernel copy. */

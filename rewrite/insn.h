@@ -170,6 +170,14 @@ static inline bool bpfa_is_exit(const struct bpf_insn *insn)
 	return insn->code == (BPF_JMP | BPF_EXIT);
 }
 
+/* Bytes a load or store of code moves (BPF_W, BPF_H, BPF_B, BPF_DW). */
+static inline __u32 bpfa_access_bytes(__u8 code)
+{
+	static const __u8 bytes[4] = { 4, 2, 1, 8 };
+
+	return bytes[BPF_SIZE(code) >> 3];
+}
+
 /* The unconditional jump: `ja` (off) or JMP32's `gotol` (imm). */
 static inline bool bpfa_is_ja(const struct bpf_insn *insn)
 {

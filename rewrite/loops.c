@@ -422,6 +422,20 @@ static __u32 tjoin(__u32 a, __u32 b)
 	return T_BITS;
 }
 
+/* The stack offset reg points to in the register types t, if it is a stack pointer. */
+static bool t_fp_off(const __u32 *t, __u8 reg, __s32 *off)
+{
+	if (reg == BPF_REG_10) {
+		*off = 0;
+		return true;
+	}
+	if (reg < NREGS && T_KIND(t[reg]) == T_FP) {
+		*off = T_FPOFF(t[reg]);
+		return true;
+	}
+	return false;
+}
+
 static void xfer(const struct pctx *c, __u32 i, __u32 *t)
 {
 	const struct bpf_insn *insn = &c->in[i];
@@ -451,12 +465,11 @@ static void xfer(const struct pctx *c, __u32 i, __u32 *t)
 			return;
 		t[d] = T_BITS;
 		if (c->sctx && insn->code == (BPF_LDX | BPF_MEM | BPF_DW)) {
-			__s64 off = insn->off;
+			__s32 off;
 
-			if (s == BPF_REG_10 || (s < NREGS && T_KIND(t[s]) == T_FP))
-				off += s == BPF_REG_10 ? 0 : T_FPOFF(t[s]);
-			else
+			if (!t_fp_off(t, s, &off))
 				return;
+			off += insn->off;
 			if (off < 0 && off >= -STACK_MAX && !(off % 8) &&
 			    (c->sctx[i] >> ((-off - 1) / 8) & 1))
 				t[d] = T_CTX;
@@ -598,7 +611,6 @@ static void refine_null(const struct pctx *c, __u32 i, int k, __u32 *t)
 }
 
 static __u64 slot_bits(__s32 lo, __s32 hi);
-static const __u8 size_bytes[4] = { 4, 2, 1, 8 };	/* BPF_W, BPF_H, BPF_B, BPF_DW */
 
 /*
  * The context slots after insn i (in-state types t, mask m): a store
@@ -615,13 +627,10 @@ static __u64 sctx_xfer(const struct pctx *c, __u32 i, const __u32 *t, __u64 m)
 	__s32 off;
 
 	if (cls == BPF_ST || cls == BPF_STX) {
-		if (base == BPF_REG_10)
-			off = insn->off;
-		else if (base < NREGS && T_KIND(t[base]) == T_FP)
-			off = T_FPOFF(t[base]) + insn->off;
-		else
+		if (!t_fp_off(t, base, &off))
 			return m;
-		m &= ~slot_bits(off, off + size_bytes[BPF_SIZE(insn->code) >> 3]);
+		off += insn->off;
+		m &= ~slot_bits(off, off + bpfa_access_bytes(insn->code));
 		if (insn->code == (BPF_STX | BPF_MEM | BPF_DW) && insn->src_reg < NREGS &&
 		    T_KIND(t[insn->src_reg]) == T_CTX && off < 0 && off >= -STACK_MAX &&
 		    !(off % 8))
@@ -636,25 +645,6 @@ static __u64 sctx_xfer(const struct pctx *c, __u32 i, const __u32 *t, __u64 m)
 }
 
 static int types(struct pctx *c);
-
-/*
- * Does R<r> hold a value of kind `kind` leaving insn i (in-state types)
- * toward successor s, and arrive there as something else (a join with
- * another path)?
- */
-static bool kind_joined_away(const struct pctx *c, __u32 i, __u32 s, __u32 kind)
-{
-	__u32 t[NREGS], r;
-
-	memcpy(t, &c->ty[i * NREGS], sizeof(t));
-	if (!bpfa_is_jump(&c->in[i]))
-		xfer(c, i, t);
-	for (r = 0; r < NREGS; r++)
-		if (T_KIND(t[r]) == kind && c->ty[s * NREGS + r] != t[r] &&
-		    (c->live[s] & (1u << r)))
-			return true;
-	return false;
-}
 
 /*
  * Main's context spilled to a slot a loop reads comes back as the context
@@ -1083,17 +1073,7 @@ static __u64 slot_bits(__s32 lo, __s32 hi)
 /* The stack offset insn i's pointer register reg points to, if it is one. */
 static bool fp_base(const struct pctx *c, __u32 i, __u8 reg, __s32 *off)
 {
-	const __u32 *t = &c->ty[i * NREGS];
-
-	if (reg == BPF_REG_10) {
-		*off = 0;
-		return true;
-	}
-	if (reg < NREGS && T_KIND(t[reg]) == T_FP) {
-		*off = T_FPOFF(t[reg]);
-		return true;
-	}
-	return false;
+	return t_fp_off(&c->ty[i * NREGS], reg, off);
 }
 
 
@@ -1118,7 +1098,7 @@ static int loop_slots(struct pctx *c, struct loop *l, __u64 *rd, __u64 *wr)
 		if (!member(c, l, i) || c->second[i] || !(c->vis[i] & 1))
 			continue;
 		cls = BPF_CLASS(insn->code);
-		sz = size_bytes[BPF_SIZE(insn->code) >> 3];
+		sz = bpfa_access_bytes(insn->code);
 		if (cls == BPF_LDX && BPF_MODE(insn->code) == BPF_MEM &&
 		    fp_base(c, i, insn->src_reg, &off))
 			*rd |= slot_bits(off + insn->off, off + insn->off + sz);
@@ -1234,6 +1214,25 @@ static int ctx_reaches_body(struct pctx *c, const struct loop *l, __u32 hl, __u3
 }
 
 /*
+ * Does a register live at successor s hold main's context leaving insn i
+ * (in-state types) and arrive at s as something else (a join with another
+ * path)?
+ */
+static bool ctx_joined_away(const struct pctx *c, __u32 i, __u32 s)
+{
+	__u32 t[NREGS], r;
+
+	memcpy(t, &c->ty[i * NREGS], sizeof(t));
+	if (!bpfa_is_jump(&c->in[i]))
+		xfer(c, i, t);
+	for (r = 0; r < NREGS; r++)
+		if (T_KIND(t[r]) == T_CTX && c->ty[s * NREGS + r] != t[r] &&
+		    (c->live[s] & (1u << r)))
+			return true;
+	return false;
+}
+
+/*
  * A context that is plain memory (ctx_mem) reaches the body as a pointer to
  * ctx_size bytes, which the verifier checks at the call as an access of the
  * context (and so sets the run-time minimum context size as upstream).  In
@@ -1254,7 +1253,7 @@ static int check_ctx_mem(struct pctx *c, struct loop *l, __u32 hl)
 			continue;
 		ns = bpfa_is_exit(&c->in[i]) ? 0 : succs(c, i, sc);
 		for (k = 0; k < ns; k++)
-			if (member(c, l, sc[k]) && kind_joined_away(c, i, sc[k], T_CTX))
+			if (member(c, l, sc[k]) && ctx_joined_away(c, i, sc[k]))
 				return perr(c, -EINVAL, sc[k],
 					    MG "loop at insn %u: the context pointer meets another value here, which a loop body cannot take for this program type on this kernel: keep it in one register or slot",
 					    hl);
@@ -1265,8 +1264,7 @@ static int check_ctx_mem(struct pctx *c, struct loop *l, __u32 hl)
 		__u8 cls = BPF_CLASS(insn->code), d = insn->dst_reg, s = insn->src_reg;
 		bool dctx = d < NREGS && T_KIND(t[d]) == T_CTX;
 		bool sctx = s < NREGS && T_KIND(t[s]) == T_CTX && BPF_SRC(insn->code) == BPF_X;
-		static const __u8 bytes[] = { 4, 2, 1, 8 };
-		__u32 size = bytes[BPF_SIZE(insn->code) >> 3];
+		__u32 size = bpfa_access_bytes(insn->code);
 		__u8 base;
 
 		if (c->second[i] || !member(c, l, i) || !(c->vis[i] & 1))

@@ -294,17 +294,18 @@ static void check_arg(struct ictx *x, const struct istate *st, __u32 i, int argn
 		       len < 0 ? " (the module cannot tell how far the callee reads or writes)" : "");
 }
 
-static void map_sizes(struct ictx *x, struct ireg map, __u32 *key, __u32 *value)
+/* The key (or value) size of the map in R1 (an ld_imm64's), or -1 if unknown. */
+static __s64 map_size(struct ictx *x, struct ireg map, bool value)
 {
 	const struct bpfa_lower_env *env = x->c->env;
+	__u32 key_size, value_size;
 
-	*key = 0;
-	*value = 0;
-	if (map.kind == K_MAP && env->map_sizes &&
-	    env->map_sizes(env->ctx, &x->c->in[map.v], key, value))
-		return;
-	*key = 0;
-	*value = 0;
+	if (map.kind != K_MAP || !env->map_sizes ||
+	    !env->map_sizes(env->ctx, &x->c->in[map.v], &key_size, &value_size))
+		return -1;
+	if (value)
+		return value_size ? (__s64)value_size : -1;
+	return key_size ? (__s64)key_size : -1;
 }
 
 /*
@@ -324,9 +325,8 @@ static void note_callee(struct ictx *x, __u32 i, const struct bpf_insn *insn,
 /* Checks a call's memory arguments; true if r0 may point into this frame. */
 static bool xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct bpf_insn *insn)
 {
-	bool frame_arg = false, fpany_r0 = false;
 	struct bpfa_helper_args ha;
-	__u32 key, value;
+	bool frame_arg = false;
 	int a;
 
 	bpfa_helper_args(insn, &ha);
@@ -336,14 +336,18 @@ static bool xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct
 	if (insn->src_reg == 0 && insn->imm == BPF_FUNC_tail_call && st->act)
 		refuse(x, -EINVAL, i,
 		       "tail_call would lead to reference leak: a bpf_iter_num is active (destroy it first)");
-	map_sizes(x, rd(st, BPF_REG_1), &key, &value);
 	for (a = 0; a < ha.nargs; a++) {
 		struct ireg p = rd(st, (__u8)(BPF_REG_1 + a)), n;
 		__s64 len = -1;
 
-		switch (ha.kind[a]) {
-		case BPFA_HARG_SCALAR:
+		if (ha.kind[a] == BPFA_HARG_SCALAR)
 			continue;
+		if (is_ptr(p.kind))
+			frame_arg = true;
+		/* Only a refusal needs the length, and only the final pass refuses. */
+		if (!x->final || !is_ptr(p.kind))
+			continue;
+		switch (ha.kind[a]) {
 		case BPFA_HARG_MEM:
 			n = a + 1 < 5 ? rd(st, (__u8)(BPF_REG_2 + a)) : mk(K_OTHER, 0);
 			if (n.kind == K_CONST && n.v >= 0)
@@ -353,23 +357,18 @@ static bool xfer_helper(struct ictx *x, struct istate *st, __u32 i, const struct
 			len = ha.fixed[a];
 			break;
 		case BPFA_HARG_MAP_KEY:
-			len = key ? (__s64)key : -1;
-			break;
 		case BPFA_HARG_MAP_VALUE:
-			len = value ? (__s64)value : -1;
+			len = map_size(x, rd(st, BPF_REG_1), ha.kind[a] == BPFA_HARG_MAP_VALUE);
 			break;
 		}
 		check_arg(x, st, i, a + 1, p, len, ha.kind[a] == BPFA_HARG_FRAME,
 			  ha.writes >> a & 1);
-		if (is_ptr(p.kind))
-			frame_arg = true;
 	}
+	if (!bpfa_is_pcall(insn))
+		return false;
+	note_callee(x, i, insn, st);
 	/* A subprogram given a pointer into this frame may return one. */
-	if (bpfa_is_pcall(insn) && frame_arg)
-		fpany_r0 = true;
-	if (bpfa_is_pcall(insn))
-		note_callee(x, i, insn, st);
-	return fpany_r0;
+	return frame_arg;
 }
 
 static void xfer_iter(struct ictx *x, struct istate *st, __u32 i, __u8 a)
@@ -526,8 +525,7 @@ static void clear_spills(struct istate *st, __s32 lo, __s32 hi)
 static void xfer_mem(struct ictx *x, struct istate *st, __u32 i, const struct bpf_insn *insn)
 {
 	__u8 cls = BPF_CLASS(insn->code);
-	static const __u8 bytes[] = { 4, 2, 1, 8 };	/* BPF_W, BPF_H, BPF_B, BPF_DW */
-	__u32 size = bytes[BPF_SIZE(insn->code) >> 3];
+	__u32 size = bpfa_access_bytes(insn->code);
 	struct ireg base;
 
 	if (cls == BPF_LDX) {
