@@ -547,6 +547,24 @@ struct rule_case {
 	const char *msg;	/* a substring of the refusal */
 };
 
+/* Lowers each case: its errno, and its message containing rc->msg. */
+static void check_rules(struct __test_metadata *_metadata, const struct rule_case *cases,
+			size_t n)
+{
+	char msg[BPFA_MSG_LEN];
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		const struct rule_case *rc = &cases[k];
+		int err = lower_msg(rc->p, rc->len, msg, sizeof(msg));
+
+		EXPECT_EQ(rc->err, err) TH_LOG("%s: %s", rc->name, msg);
+		if (rc->msg)
+			EXPECT_NE(NULL, strstr(msg, rc->msg)) TH_LOG("%s: %s", rc->name, msg);
+	}
+	EXPECT_EQ(0, live_allocs);
+}
+
 #define RULE(n, e, m, ...) {							\
 	.name = n, .p = (const struct bpf_insn[]){ __VA_ARGS__ },		\
 	.len = sizeof((const struct bpf_insn[]){ __VA_ARGS__ }) / sizeof(struct bpf_insn), \
@@ -669,18 +687,7 @@ TEST(upstream_iterator_rules)
 		     "insn 4: bpf_iter_num_new(): cannot pass in iter at an offset=-12",
 		     NEW_AT(-12), DESTROY_AT(-12), RET0),
 	};
-	char msg[BPFA_MSG_LEN];
-	size_t k;
-
-	for (k = 0; k < ARRAY_SIZE(cases); k++) {
-		const struct rule_case *rc = &cases[k];
-		int err = lower_msg(rc->p, rc->len, msg, sizeof(msg));
-
-		EXPECT_EQ(rc->err, err) TH_LOG("%s: %s", rc->name, msg);
-		if (rc->msg)
-			EXPECT_NE(NULL, strstr(msg, rc->msg)) TH_LOG("%s: %s", rc->name, msg);
-	}
-	EXPECT_EQ(0, live_allocs);
+	check_rules(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 /* Programs 6.12 refuses that reach an iterator other than through its slot's address. */
@@ -732,18 +739,7 @@ TEST(iterator_reached_by_other_routes)
 		     I_MOV64_IMM(2, 0), I_MOV64_IMM(3, 0),
 		     I_CALL_HELPER(BPF_FUNC_tail_call), RET0),		/* 13-17 */
 	};
-	char msg[BPFA_MSG_LEN];
-	size_t k;
-
-	for (k = 0; k < ARRAY_SIZE(cases); k++) {
-		const struct rule_case *rc = &cases[k];
-		int err = lower_msg(rc->p, rc->len, msg, sizeof(msg));
-
-		EXPECT_EQ(rc->err, err) TH_LOG("%s: %s", rc->name, msg);
-		if (rc->msg)
-			EXPECT_NE(NULL, strstr(msg, rc->msg)) TH_LOG("%s: %s", rc->name, msg);
-	}
-	EXPECT_EQ(0, live_allocs);
+	check_rules(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 /* Offsets at the ends of s32 (UBSan in iter_unit_test_san): no overflow in the check. */

@@ -20,6 +20,7 @@
 #include "loops.h"
 #include "bpf_interp.h"
 #include "rewrite_env.h"
+#include "ctx_join_prog.h"
 
 static const struct bpfa_loops_env env = { .zalloc = t_zalloc, .free = t_free };
 /* A program type whose context is memory (syscall): a loop body may take it. */
@@ -959,33 +960,10 @@ TEST_F_TIMEOUT(mutations, random_mutations_do_not_crash, 300)
 }
 
 /*
- * The context reaching a body as memory (syscall programs) through
- * a register the pass types T_BITS (a join of the context with another
- * value): check_ctx_mem() never sees the access, the body's verifier sees
- * PTR_TO_MEM of ctx_size bytes and allows what 6.12 refuses of a context
- * (misaligned, atomic, passed to a helper, variable offset).  Bounded by
- * ctx_size, so not memory-unsafe; upstream-refused programs load.
- * Each case asserts upstream's refusal, so it FAILS while the hole is open.
+ * Variants of ctx_join_prog (tests/include/ctx_join_prog.h): a misaligned
+ * access, an atomic, and pointer arithmetic on the context met at a join;
+ * upstream refuses each.
  */
-static const struct bpf_insn ctx_join_prog[] = {
-	I_MOV64_REG(9, 1),		/* 0 */
-	I_MOV64_IMM(6, 0),		/* 1 */
-	I_MOV64_IMM(7, 0),		/* 2 */
-	I_MAY_GOTO(10),		/* 3: head -> 14 */
-	I_JMP_IMM(BPF_JGE, 7, 100, 9),	/* 4 -> 14 */
-	I_LDX(BPF_DW, 2, 9, 0),		/* 5: ctx_size = 8 */
-	I_MOV64_IMM(3, 0),		/* 6 */
-	I_JMP_IMM(BPF_JGT, 2, 5, 1),	/* 7 -> 9 */
-	I_MOV64_REG(3, 9),		/* 8: r3 = ctx on this path only */
-	I_JMP_IMM(BPF_JGT, 2, 5, 2),	/* 9 -> 12: the verifier knows which path */
-	I_LDX(BPF_W, 4, 3, 1),		/* 10: ctx access off=1 size=4 (misaligned) */
-	I_ALU64_REG(BPF_ADD, 6, 4),	/* 11 */
-	I_ALU64_IMM(BPF_ADD, 7, 1),	/* 12 */
-	I_JA(-11),			/* 13 -> 3 */
-	I_MOV64_REG(0, 6),		/* 14 */
-	I_EXIT(),			/* 15 */
-};
-
 TEST(ctx_as_memory_through_a_join)
 {
 	struct bpf_insn p[ARRAY_SIZE(ctx_join_prog)];
