@@ -11,6 +11,9 @@
  * BSD-2-Clause (see LICENSE).
  *
  * Include it after <linux/bpf.h> (or vmlinux.h) and <bpf/bpf_helpers.h>.
+ * With a vmlinux.h that carries kfunc prototypes (bpftool >= 7.5), define
+ * BPF_NO_KFUNC_PROTOTYPES before it, as upstream's arena programs do: its
+ * arena kfunc prototypes lack the __arena address space.
  * The same source builds two ways:
  *
  * - clang >= 19 (defines __BPF_FEATURE_ADDR_SPACE_CAST): "native".
@@ -37,12 +40,13 @@
  * global-function argument tags):
  * - call the kfuncs only from sleepable programs (SEC("syscall"), "lsm.s/",
  *   "fentry.s/", ...), as upstream requires;
- * - can_loop/cond_break (clang >= 19) and bpf_for/bpf_repeat (libbpf >= 1.2's
- *   bpf_helpers.h) work in programs that use the arena; the module outlines
- *   such loops (README "Loops", docs/LOOPS.md).  bpf_for needs struct
- *   bpf_iter_num, which uapi bpf.h and vmlinux.h have only since 6.4: with
- *   Debian 12's headers, define BPF_ARENA_ITER_NUM before including this
- *   header and it is declared here;
+ * - can_loop, cond_break, bpf_for and bpf_repeat work in programs that use
+ *   the arena; the module outlines such loops (README "Loops",
+ *   docs/LOOPS.md).  bpf_arena_loops.h (included below) defines them with
+ *   upstream's definitions where the headers lack them (Debian 12's libbpf
+ *   1.1, clang-14), and struct bpf_iter_num with uapi headers older than
+ *   6.4; with a vmlinux.h from a kernel before 6.4, define
+ *   BPF_ARENA_ITER_NUM before including this header to have the struct;
  * - static (or inline) functions for arena pointer arguments, no __arg_arena;
  * - one arena map per program;
  * - no __arena_global variables unless the loader is libbpf >= 1.4 (Debian
@@ -105,16 +109,8 @@
 
 #ifdef __BPF__ /* ---------------------------------- BPF program ---------- */
 
-/*
- * The number iterator's state for bpf_for()/bpf_repeat(), as uapi bpf.h has
- * it since 6.4; only on request (BPF_ARENA_ITER_NUM): newer headers and
- * vmlinux.h define it themselves.
- */
-#ifdef BPF_ARENA_ITER_NUM
-struct bpf_iter_num {
-	__u64 __opaque[1];
-} __attribute__((aligned(8)));
-#endif
+/* can_loop, cond_break, bpf_for, bpf_repeat where the headers lack them. */
+#include "bpf_arena_loops.h"
 
 /* rX = rX .off = BPF_ADDR_SPACE_CAST .imm32 = (dst_as << 16) | src_as
  * (as upstream's bpf_experimental.h; r10 cannot be cast). */

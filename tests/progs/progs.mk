@@ -232,3 +232,23 @@ $(BUILD)/tests/arena_bpf_for_adv_test: $(TOP)/tests/arena_bpf_for_adv_test.c \
 	@mkdir -p $(dir $@)
 	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
+
+# Upstream's loop macros with the system's headers, no opt-in defines: the
+# stock build (clang-14, bookworm's libbpf 1.1 headers: bpf_arena.h supplies
+# every macro and struct bpf_iter_num) and the backports one (clang-19,
+# libbpf 1.4.6's headers: bpf_for comes from them).  Loaded by libbpf 1.1.
+LOOP_MACROS_SRC := $(PROGS_DIR)/arena_loop_macros.bpf.c
+LOOP_MACROS_HDRS := $(TOP)/lib/include/bpf_arena.h $(TOP)/lib/include/bpf_arena_loops.h
+$(BPF_OUT)/arena_loop_macros.stock.bpf.o: $(LOOP_MACROS_SRC) $(LOOP_MACROS_HDRS)
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG_ASM) -g -O2 -target bpf -mcpu=v3 -Wall -Werror -I$(TOP)/lib/include \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+$(BPF_OUT)/arena_loop_macros.bpo.bpf.o: $(LOOP_MACROS_SRC) $(LOOP_MACROS_HDRS) | $(LIBBPF_BPO_A)
+	@mkdir -p $(dir $@)
+	clang-19 $(ITER_BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/arena_loop_macros_test: $(TOP)/tests/arena_loop_macros_test.c \
+		$(BPF_OUT)/arena_loop_macros.stock.bpf.o $(BPF_OUT)/arena_loop_macros.bpo.bpf.o \
+		$(LIB_A) $(wildcard $(TOP)/tests/include/*.h) $(wildcard $(TOP)/lib/include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' -o $@ $< $(LIB_A) -lbpf -lpthread
