@@ -73,6 +73,7 @@ step fuzz fuzz
 # The loop pass in user space (tests/unit/, docs/LOOPS.md), plain and ASan/UBSan.
 step loops-unit make -s loops-unit
 step bpf-header tests/unit/bpf_header_test.sh
+step lib-symbols tests/unit/lib_symbols_test.sh
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite

@@ -712,33 +712,6 @@ TEST(page_ops)
 	bpf_arena_destroy(a);
 }
 
-/* The old names of the page operations (the kfuncs' names) still work. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-TEST(deprecated_page_op_names_still_work)
-{
-	struct bpf_arena *a = NULL;
-	void *got = NULL;
-	char *p;
-
-	bpf_arena_set_print(capture);
-	ASSERT_EQ(0, bpf_arena_create(4, NULL, &a)) TH_LOG("%s", msgs);
-	p = bpf_arena_base(a);
-	if (!have_dev()) {
-		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_alloc_pages(a, NULL, 1, -1, &got));
-		EXPECT_EQ(-EOPNOTSUPP, bpf_arena_free_pages(a, p, 1));
-		/* the messages name the current functions */
-		EXPECT_TRUE(msgs_have("bpf_arena_user_alloc_pages: needs the bpf_arena module"))
-			TH_LOG("%s", msgs);
-	} else {
-		ASSERT_EQ(0, bpf_arena_alloc_pages(a, p + PAGE, 1, -1, &got)) TH_LOG("%s", msgs);
-		EXPECT_EQ(p + PAGE, got);
-		EXPECT_EQ(1, bpf_arena_free_pages(a, p, 4));
-	}
-	bpf_arena_destroy(a);
-}
-#pragma GCC diagnostic pop
-
 /* ---- guarded copies ----------------------------------------------------- */
 
 /* A SEGV_ON_FAULT arena of 4 pages with page 1 allocated and filled. */

@@ -207,9 +207,6 @@ int bpf_arena_map_fd(struct bpf_arena *arena);
  * not NULL) is the address of the first page.  Errors: EINVAL, ERANGE
  * (outside the arena), EBUSY (a page in the range is already allocated),
  * ENOMEM, ENXIO (arena not mapped yet).
- *
- * (Was bpf_arena_alloc_pages(): that is the BPF kfunc's name, with another
- * prototype; the old name stays as a deprecated alias for one release.)
  */
 int bpf_arena_user_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
 			       int node_id, void **pages);
@@ -293,37 +290,20 @@ int bpf_arena_write(const struct bpf_arena *arena, void *dst, const void *src, s
 int bpf_arena_from_fd(int fd, struct bpf_arena **arena);
 
 /* ------------------------------------------------------------------------ */
-/* Deprecated names (kept for one release after 0.1)                        */
-/*
- * The user-space page operations were called like the BPF kfuncs, which
- * have other prototypes (a program's bpf_arena_alloc_pages(map, addr, cnt,
- * node, flags) returns the address).  Define BPF_ARENA_NO_DEPRECATED to
- * hide the old names.
- */
-#ifndef BPF_ARENA_NO_DEPRECATED
-__attribute__((deprecated("use bpf_arena_user_alloc_pages(): bpf_arena_alloc_pages is "
-			  "the BPF kfunc's name")))
-int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
-			  int node_id, void **pages);
-__attribute__((deprecated("use bpf_arena_user_free_pages(): bpf_arena_free_pages is "
-			  "the BPF kfunc's name")))
-int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt);
-#endif
-
-/* ------------------------------------------------------------------------ */
 /* Probes                                                                    */
 
 /*
  * 1 if the running kernel implements BPF arena itself (Linux 6.9+, or a
  * backport), 0 if not.  Cannot fail.  How (first answer wins, cached):
- *  1. /sys/module/bpf_arena or /dev/bpf_arena exists -> 0: the module
- *     refuses to load on a kernel with native arena.
- *  2. BPF_MAP_CREATE of a 1-page arena: created (or EOPNOTSUPP: the type
+ *  1. The kernel's BTF (/sys/kernel/btf/vmlinux) names BPF_MAP_TYPE_ARENA
+ *     -> 1, else 0.  The module adds nothing there, and on a 6.9+ kernel it
+ *     loads as an inactive stub, so its presence alone proves nothing.
+ *  2. No BTF: /sys/module/bpf_arena or /dev/bpf_arena exists -> 0.
+ *  3. BPF_MAP_CREATE of a 1-page arena: created (or EOPNOTSUPP: the type
  *     exists but the JIT lacks arena support) -> 1; EINVAL (unknown map
  *     type) -> 0.
- *  3. Without the privilege for that (EPERM/EACCES): the kernel's BTF
- *     (/sys/kernel/btf/vmlinux) names BPF_MAP_TYPE_ARENA -> 1, else 0.
- *  4. No BTF: uname release >= 6.9 -> 1, else 0.
+ *  4. Without the privilege for that (EPERM/EACCES): uname release >= 6.9
+ *     -> 1, else 0.
  */
 int bpf_arena_kernel_has_native(void);
 

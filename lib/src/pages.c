@@ -83,24 +83,6 @@ BA_API int bpf_arena_user_free_pages(struct bpf_arena *arena, void *addr, __u32 
 			addr, page_cnt);
 }
 
-/*
- * The deprecated names (bpf_arena_lib.h): the same functions, kept as
- * exported symbols so programs linked against the old names keep working.
- */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-BA_API int bpf_arena_alloc_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt,
-				 int node_id, void **pages)
-{
-	return bpf_arena_user_alloc_pages(arena, addr, page_cnt, node_id, pages);
-}
-
-BA_API int bpf_arena_free_pages(struct bpf_arena *arena, void *addr, __u32 page_cnt)
-{
-	return bpf_arena_user_free_pages(arena, addr, page_cnt);
-}
-#pragma GCC diagnostic pop
-
 BA_API int bpf_arena_prefault(struct bpf_arena *arena, void *addr, __u32 page_cnt)
 {
 	return range_op(arena, __func__, "BPF_ARENA_IOC_PREFAULT", BPF_ARENA_IOC_PREFAULT,
