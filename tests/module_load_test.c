@@ -74,6 +74,7 @@ TEST(stub_on_native_arena_kernel)
 {
 	const char *msg = "bpf_arena: version " BPF_ARENA_VERSION
 			  ": this kernel has native BPF arena";
+	struct bpf_arena *arena = NULL;
 	int before, fd;
 	void *p;
 
@@ -91,6 +92,10 @@ TEST(stub_on_native_arena_kernel)
 	EXPECT_NE(0, access("/sys/class/misc/bpf_arena", F_OK));
 	/* libbpfarena's first probe, with the stub loaded, still says native. */
 	EXPECT_EQ(1, bpf_arena_kernel_has_native());
+	/* And an arena the library creates is the kernel's, not the module's. */
+	ASSERT_EQ(0, bpf_arena_create(4, NULL, &arena));
+	EXPECT_EQ(BPF_ARENA_BACKEND_KERNEL, bpf_arena_backend(arena));
+	bpf_arena_destroy(arena);
 
 	/* The kernel's own arena works with the stub loaded. */
 	fd = arena_create(4, 0, 0);
