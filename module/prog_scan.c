@@ -130,7 +130,10 @@ int find_arena(struct prog_load *pl)
 			}
 			if (!arena_has_range(arena)) {
 				prog_log(&pl->attr,
-					 "arena's user address must be set via map_extra or mmap()\n");
+					 "arena's user address must be set via map_extra or mmap()\n"
+					 "bpf_arena: libbpf < 1.4 neither maps an arena nor sets its "
+					 "address: call bpf_arena_object_prepare(obj) (libbpfarena) "
+					 "between bpf_object__open() and bpf_object__load()\n");
 				return -EINVAL;
 			}
 			continue;

@@ -600,6 +600,11 @@ TEST(unmapped_arena_is_refused)
 	arena_close(&a);
 	EXPECT_EQ(-EINVAL, fd);
 	EXPECT_NE(NULL, strstr(vlog, "arena's user address must be set via map_extra or mmap()"));
+	/* The module names the usual cause: libbpf 1.1 without libbpfarena. */
+	if (!kernel_has_native_arena())
+		EXPECT_NE(NULL, strstr(vlog, "libbpf < 1.4 neither maps an arena nor sets its "
+				       "address: call bpf_arena_object_prepare(obj)"))
+			TH_LOG("%s", vlog);
 }
 
 TEST_F(prog, loaders_without_cap_perfmon_are_refused)

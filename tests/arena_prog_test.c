@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -192,6 +193,87 @@ TEST_F(prog, prepare_creates_maps_and_hands_them_to_libbpf)
 	EXPECT_EQ(a, bpf_arena_object_arena(map));
 	/* a map of another object: not ours */
 	EXPECT_EQ(NULL, bpf_arena_object_base(bpf_object__find_map_by_name(self->obj, "arena_li.bss")));
+}
+
+/* libbpfarena's messages, for the tests that check one. */
+static char lib_msgs[8192];
+
+static int lib_capture(enum bpf_arena_print_level level, const char *fmt, va_list args)
+{
+	size_t len = strlen(lib_msgs);
+
+	(void)level;
+	if (len < sizeof(lib_msgs) - 1)
+		vsnprintf(lib_msgs + len, sizeof(lib_msgs) - len, fmt, args);
+	return 0;
+}
+
+#define UNRELEASED_TEXT "its object was closed (or failed to load) but the arena was not " \
+	"released, so it stays mapped until the process exits: close objects with " \
+	"bpf_arena_object_close(obj)"
+
+/*
+ * An object closed with bpf_object__close() alone leaves its arena mapped:
+ * the next bpf_arena_object_prepare() says so, naming the map and the fix.
+ */
+TEST_F(prog, unreleased_arena_is_reported_at_the_next_prepare)
+{
+	LOAD(O_LIST, NULL, LIST_MAP_EXTRA);
+	bpf_object__close(self->obj);		/* the arena is not released */
+	self->obj = NULL;
+	lib_msgs[0] = 0;
+	bpf_arena_set_print(lib_capture);
+	LOAD(O_HTAB, NULL, 0);
+	bpf_arena_set_print(NULL);
+	EXPECT_NE(NULL, strstr(lib_msgs, "arena map 'arena' (100 pages at 0x100000000000): "
+			       UNRELEASED_TEXT)) TH_LOG("%s", lib_msgs);
+	/* Once only. */
+	lib_msgs[0] = 0;
+	bpf_arena_set_print(lib_capture);
+	EXPECT_EQ(0, bpf_arena_object_prepare(self->obj));
+	bpf_arena_set_print(NULL);
+	EXPECT_EQ(NULL, strstr(lib_msgs, UNRELEASED_TEXT)) TH_LOG("%s", lib_msgs);
+}
+
+/* ... and a program that exits like that hears it at exit; one that closes properly does not. */
+TEST_F(prog, unreleased_arena_is_reported_at_exit)
+{
+	int release;
+
+	for (release = 0; release < 2; release++) {
+		char out[4096] = "";
+		int pipefd[2], status;
+		ssize_t n;
+		pid_t pid;
+
+		ASSERT_EQ(0, pipe(pipefd));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			dup2(pipefd[1], 2);
+			close(pipefd[0]);
+			if (open_load(_metadata, &self->obj, variant->build, O_LIST, NULL,
+				      LIST_MAP_EXTRA, NULL, 0))
+				_exit(2);
+			if (release)
+				bpf_arena_object_close(self->obj);
+			else
+				bpf_object__close(self->obj);
+			exit(0);		/* runs the library's destructor */
+		}
+		close(pipefd[1]);
+		n = read(pipefd[0], out, sizeof(out) - 1);
+		close(pipefd[0]);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
+		out[n > 0 ? n : 0] = 0;
+		if (release) {
+			EXPECT_EQ(NULL, strstr(out, UNRELEASED_TEXT)) TH_LOG("%s", out);
+		} else {
+			EXPECT_NE(NULL, strstr(out, "libbpfarena: arena map 'arena' (100 pages at "
+					       "0x100000000000): " UNRELEASED_TEXT)) TH_LOG("%s", out);
+		}
+	}
 }
 
 /* ---- arena_list ---------------------------------------------------------- */

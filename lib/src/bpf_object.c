@@ -7,6 +7,7 @@
  * no per-object user data or close hook, so the arenas are kept in a small
  * registry keyed by the bpf_map pointer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <bpf/libbpf.h>
 
@@ -18,6 +19,16 @@ struct obj_arena {
 	const struct bpf_object *obj;
 	const struct bpf_map *map;
 	struct bpf_arena *arena;	/* NULL: libbpf >= 1.4 maps it; wrapped on first use */
+	/*
+	 * libbpf's own fd of an arena created here, and the map's id: once
+	 * that fd no longer holds this map, the object was closed without
+	 * bpf_arena_object_release() (a diagnostic only: the entry is never
+	 * found or freed through it).
+	 */
+	int libbpf_fd;
+	__u32 map_id;
+	bool warned;
+	char name[BPF_OBJ_NAME_LEN];
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -53,9 +64,11 @@ static void reg_drop(const struct bpf_object *obj, const struct bpf_map *stale_m
 
 /* Under reg_lock: registers an arena for map; 0 or -ENOMEM. */
 static int reg_add(const struct bpf_object *obj, const struct bpf_map *map,
-		   struct bpf_arena *a)
+		   struct bpf_arena *a, int libbpf_fd)
 {
 	struct obj_arena *e = calloc(1, sizeof(*e));
+	struct bpf_map_info info;
+	const char *name = bpf_map__name(map);
 
 	if (!e) {
 		pr_warn("bpf_arena_object_prepare: out of memory\n");
@@ -64,9 +77,48 @@ static int reg_add(const struct bpf_object *obj, const struct bpf_map *map,
 	e->obj = obj;
 	e->map = map;
 	e->arena = a;
+	e->libbpf_fd = -1;
+	if (libbpf_fd >= 0 && !lbpfa_map_info(libbpf_fd, &info)) {
+		e->libbpf_fd = libbpf_fd;
+		e->map_id = info.id;
+	}
+	snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
 	e->next = reg_head;
 	reg_head = e;
 	return 0;
+}
+
+/*
+ * Under reg_lock: warns once about each arena whose object libbpf has
+ * closed or unloaded (its fd is gone or holds another map) without
+ * bpf_arena_object_release(): the arena stays mapped until the process
+ * exits or the object's pointer is reused.
+ */
+static void warn_unreleased(void)
+{
+	struct bpf_map_info info;
+	struct obj_arena *e;
+
+	for (e = reg_head; e; e = e->next) {
+		if (e->warned || !e->arena || e->libbpf_fd < 0)
+			continue;
+		if (!lbpfa_map_info(e->libbpf_fd, &info) && info.id == e->map_id)
+			continue;
+		e->warned = true;
+		pr_warn("arena map '%s' (%u pages at %p): its object was closed (or failed "
+			"to load) but the arena was not released, so it stays mapped until the "
+			"process exits: close objects with bpf_arena_object_close(obj), or call "
+			"bpf_arena_object_release(obj) after bpf_object__close(obj)\n", e->name, bpf_arena_page_cnt(e->arena),
+			bpf_arena_base(e->arena));
+	}
+}
+
+/* The same check when the program exits (or unloads the library). */
+__attribute__((destructor)) static void warn_unreleased_at_exit(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	warn_unreleased();
+	pthread_mutex_unlock(&reg_lock);
 }
 
 /*
@@ -109,6 +161,7 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 		if (e->obj == obj && bpf_map__fd(map) >= 0)
 			return 0;	/* prepared before */
 		/* A closed object's entry whose bpf_map address was reused. */
+		warn_unreleased();
 		pr_debug("bpf_arena_object_prepare: map '%s': dropping a stale arena\n", name);
 		reg_drop(NULL, map);
 	}
@@ -118,7 +171,7 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 		/* libbpf maps it at load; the getters wrap that mapping later. */
 		pr_debug("bpf_arena_object_prepare: map '%s': libbpf %s creates and maps "
 			 "arenas itself: nothing to prepare\n", name, libbpf_version_string());
-		return reg_add(obj, map, NULL);
+		return reg_add(obj, map, NULL, -1);
 	}
 	if (fd >= 0) {
 		/*
@@ -137,7 +190,7 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 				name, fd, lbpfa_strerror(err, buf, sizeof(buf)));
 			return err;
 		}
-		err = reg_add(obj, map, a);
+		err = reg_add(obj, map, a, -1);
 		if (err)
 			bpf_arena_destroy(a);
 		return err;
@@ -173,7 +226,7 @@ static int prepare_map(struct bpf_object *obj, struct bpf_map *map)
 		bpf_arena_destroy(a);
 		return err;
 	}
-	err = reg_add(obj, map, a);
+	err = reg_add(obj, map, a, bpf_map__fd(map));
 	if (err)
 		bpf_arena_destroy(a);
 	else
@@ -192,6 +245,7 @@ BA_API int bpf_arena_object_prepare(struct bpf_object *obj)
 		return lbpfa_err(-EINVAL);
 	}
 	pthread_mutex_lock(&reg_lock);
+	warn_unreleased();
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__type(map) != (enum bpf_map_type)BPF_ARENA_MAP_TYPE ||
 		    !bpf_map__autocreate(map))
