@@ -78,6 +78,11 @@ static void note_loops(struct prog_load *pl, u32 insn, const char *what)
 	pl->loops_what = what;
 }
 
+/* Upstream's words, then the usual cause on 6.1: libbpf 1.1 without libbpfarena. */
+static const char no_user_address_msg[] =
+	"arena's user address must be set via map_extra or mmap()\n"
+	"bpf_arena: libbpf < 1.4 neither maps an arena nor sets its address: call bpf_arena_object_prepare(obj) (libbpfarena) between bpf_object__open() and bpf_object__load()\n";
+
 /*
  * Finds the program's arena and applies upstream's checks, in upstream's
  * order (the first arena ld_imm64 checks the loader; a second arena is
@@ -129,11 +134,7 @@ int find_arena(struct prog_load *pl)
 				return -EOPNOTSUPP;
 			}
 			if (!arena_has_range(arena)) {
-				prog_log(&pl->attr,
-					 "arena's user address must be set via map_extra or mmap()\n"
-					 "bpf_arena: libbpf < 1.4 neither maps an arena nor sets its "
-					 "address: call bpf_arena_object_prepare(obj) (libbpfarena) "
-					 "between bpf_object__open() and bpf_object__load()\n");
+				prog_log(&pl->attr, no_user_address_msg);
 				return -EINVAL;
 			}
 			continue;
