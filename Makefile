@@ -104,6 +104,17 @@ $(BUILD)/tests/%: $(TOP)/tests/%.c $(wildcard $(TOP)/tests/include/*.h) $(wildca
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread
 
+# arena_inspect_json_test checks bpf-arena against the schema tables of
+# docs/INSPECT-JSON.md: the document is embedded, so the two cannot drift.
+INSPECT_JSON_DOC_H := $(BUILD)/tests/gen/inspect_json_doc.h
+$(INSPECT_JSON_DOC_H): $(TOP)/docs/INSPECT-JSON.md
+	@mkdir -p $(dir $@)
+	{ echo 'static const char inspect_json_doc[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@.tmp
+	mv $@.tmp $@
+$(BUILD)/tests/arena_inspect_json_test: $(INSPECT_JSON_DOC_H)
+$(BUILD)/tests/arena_inspect_json_test: TEST_CFLAGS += -I$(BUILD)/tests/gen
+
 # The demo: a BPF object built with clang-19 and embedded (demo/demo.mk).
 include $(TOP)/demo/demo.mk
 

@@ -10,11 +10,13 @@
  * Reads only: nothing here allocates an arena page or changes a counter
  * (a dump of an unallocated page reads zeroes in the kernel, it does not
  * fault the page in).  Where the information comes from, and what needs the
- * module, is in query.h; README.md "Inspecting arenas" has examples.
+ * module, is in query.h; docs/USAGE.md "Inspecting arenas" has examples, and
+ * docs/INSPECT-JSON.md is the schema of --json.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,14 +65,31 @@ static int parse_id(const char *s, uint32_t *id)
 	return 0;
 }
 
+/* The flags by name, comma-separated, unknown bits as one hex number; "-" for none. */
 static const char *flags_str(uint32_t f, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s",
-		 f & BPF_ARENA_F_MMAPABLE ? "mmapable" : "",
-		 f & BPF_ARENA_F_SEGV_ON_FAULT ? ",segv_on_fault" : "",
-		 f & BPF_ARENA_F_NO_USER_CONV ? ",no_user_conv" : "",
-		 f & ~(BPF_ARENA_F_MMAPABLE | BPF_ARENA_F_SEGV_ON_FAULT | BPF_ARENA_F_NO_USER_CONV) ?
-		 ",other" : "");
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ BPF_ARENA_F_MMAPABLE, "mmapable" },
+		{ BPF_ARENA_F_SEGV_ON_FAULT, "segv_on_fault" },
+		{ BPF_ARENA_F_NO_USER_CONV, "no_user_conv" },
+	};
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(f & names[i].bit))
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+				      names[i].name);
+		f &= ~names[i].bit;
+	}
+	if (f)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s0x%x", n ? "," : "", f);
+	if (!n)
+		snprintf(buf, len, "-");
 	return buf;
 }
 
@@ -98,9 +117,10 @@ static const char *prog_type_str(uint32_t t)
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "other";
 }
 
+/* The list's VIA column and the JSON's created_by: one spelling for both. */
 static const char *origin_str(const struct q_arena *a)
 {
-	return a->mod.origin == BPF_ARENA_INSPECT_ORIGIN_DEV ? "device" : "bpf()";
+	return a->mod.origin == BPF_ARENA_INSPECT_ORIGIN_DEV ? "device" : "bpf";
 }
 
 static void size_str(uint64_t bytes, char *buf, size_t len)
@@ -113,7 +133,10 @@ static void size_str(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "KiB", bytes >> 10);
 }
 
-/* The JSON fields of an arena; module-only ones are null without the module. */
+/*
+ * The JSON fields of an arena; module-only ones are null without the module.
+ * docs/INSPECT-JSON.md is their schema: a field added here goes there too.
+ */
 static void json_arena(const struct q_arena *a, bool stats)
 {
 	const struct bpf_arena_inspect *m = &a->mod;
@@ -128,20 +151,32 @@ static void json_arena(const struct q_arena *a, bool stats)
 	json_hex("map_extra", a->map_extra);
 	json_bool("module_info", a->have_mod);
 	if (a->have_mod) {
-		json_str("created_by", m->origin == BPF_ARENA_INSPECT_ORIGIN_DEV ? "device" : "bpf");
+		json_str("created_by", origin_str(a));
 		json_obj_open("creator");
 		json_u64("pid", m->creator_pid);
 		json_u64("uid", m->creator_uid);
-		json_str("comm", m->creator_comm);
+		json_str("comm", a->creator_comm);
 		json_obj_close();
 		json_bool("frozen", m->frozen);
-		json_hex("user_vm_start", m->user_vm_start);
-		json_hex("user_vm_end", m->user_vm_end);
+	} else {
+		json_null("created_by");
+		json_null("creator");
+		json_null("frozen");
+	}
+	/* Known without the module too when map_extra fixed it. */
+	if (a->have_range) {
+		json_hex("user_vm_start", a->range_start);
+		json_hex("user_vm_end", a->range_end);
+	} else {
+		json_null("user_vm_start");
+		json_null("user_vm_end");
+	}
+	if (a->have_mod) {
 		json_u64("pages", m->pages);
 		json_u64("pages_reserved", m->pages_reserved);
 		json_u64("mapped_vmas", m->mapped_vmas);
 		json_arr_open("mappings");
-		for (uint32_t i = 0; i < a->nmappings && i < Q_MAX_MAPPINGS; i++) {
+		for (uint32_t i = 0; i < a->nmappings; i++) {
 			json_obj_open(NULL);
 			json_u64("pid", (uint64_t)a->mappings[i].pid);
 			json_str("comm", a->mappings[i].comm);
@@ -152,18 +187,13 @@ static void json_arena(const struct q_arena *a, bool stats)
 		}
 		json_arr_close();
 	} else {
-		json_null("created_by");
-		json_null("creator");
-		json_null("frozen");
-		json_null("user_vm_start");
-		json_null("user_vm_end");
 		json_null("pages");
 		json_null("pages_reserved");
 		json_null("mapped_vmas");
 		json_null("mappings");
 	}
 	json_arr_open("programs");
-	for (uint32_t i = 0; i < a->nprogs && i < Q_MAX_PROGS; i++) {
+	for (uint32_t i = 0; i < a->nprogs; i++) {
 		json_obj_open(NULL);
 		json_u64("id", a->progs[i].id);
 		json_str("name", a->progs[i].name);
@@ -200,88 +230,193 @@ static void json_arena(const struct q_arena *a, bool stats)
 	json_obj_close();
 }
 
-static void progs_str(const struct q_arena *a, char *buf, size_t len)
+/* The ids of every program using the arena, comma-separated, "-" for none; malloc'd. */
+static char *progs_str(const struct q_arena *a)
 {
-	size_t n = 0;
+	size_t len = (size_t)a->nprogs * 11 + 2, n = 0;
+	char *buf = malloc(len);
 
-	buf[0] = 0;
-	for (uint32_t i = 0; i < a->nprogs && i < Q_MAX_PROGS && n + 12 < len; i++)
+	if (!buf)
+		return NULL;
+	for (uint32_t i = 0; i < a->nprogs; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", a->progs[i].id);
 	if (!a->nprogs)
 		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* The user range as the list shows it; "-" when unknown, as in JSON (null). */
+static void range_str(const struct q_arena *a, char *buf, size_t len)
+{
+	if (!a->have_range)
+		snprintf(buf, len, "-");
+	else if (!a->range_start)
+		snprintf(buf, len, "(not mapped yet)");
+	else
+		snprintf(buf, len, "0x%" PRIx64 "-0x%" PRIx64, a->range_start, a->range_end);
+}
+
+/* Terminal columns of s: its UTF-8 code points (q_printable() made it valid). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+enum { L_ID, L_NAME, L_PAGES, L_SIZE, L_FLAGS, L_VIA, L_CREATOR, L_ADDR, L_MAPS, L_PROGS, L_COLS };
+
+static const char *const list_header[L_COLS] = {
+	"ID", "NAME", "PAGES", "SIZE", "FLAGS", "VIA", "CREATOR PID/UID (COMM)",
+	"USER ADDRESS", "MAPS", "PROGS",
+};
+
+/* A formatted, malloc'd string; NULL on failure. */
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&s, f, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+/* One list row; NULL on allocation failure.  Cells may be as wide as the kernel allows. */
+static char **list_row(const struct q_arena *a)
+{
+	char **c = calloc(L_COLS, sizeof(*c)), fl[64], sz[32], addr[64];
+	const struct bpf_arena_inspect *m = &a->mod;
+	bool mod = a->have_mod;
+
+	if (!c)
+		return NULL;
+	size_str((uint64_t)a->max_entries * PG, sz, sizeof(sz));
+	range_str(a, addr, sizeof(addr));
+	c[L_ID] = fmt("%u", a->id);
+	c[L_NAME] = fmt("%s", a->name[0] ? a->name : "-");
+	c[L_PAGES] = mod ? fmt("%" PRIu64 "/%u", (uint64_t)m->pages, a->max_entries) :
+			   fmt("-/%u", a->max_entries);
+	c[L_SIZE] = fmt("%s", sz);
+	c[L_FLAGS] = fmt("%s", flags_str(a->map_flags, fl, sizeof(fl)));
+	c[L_VIA] = fmt("%s", mod ? origin_str(a) : "-");
+	c[L_CREATOR] = mod ? fmt("%u/%u (%s)", m->creator_pid, m->creator_uid, a->creator_comm) :
+			     fmt("-");
+	c[L_ADDR] = fmt("%s", addr);
+	c[L_MAPS] = mod ? fmt("%" PRIu64, (uint64_t)m->mapped_vmas) : fmt("-");
+	c[L_PROGS] = progs_str(a);
+	for (int i = 0; i < L_COLS; i++) {
+		if (c[i])
+			continue;
+		for (int k = 0; k < L_COLS; k++)
+			free(c[k]);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Each column as wide as its widest cell (or header), one space between
+ * columns, the last one unpadded: no value the kernel can give (20-digit
+ * counters, 4 GiB arenas, 57-bit addresses, any number of programs) pushes
+ * the next column out of line.
+ */
+static void print_table(char ***rows, size_t n)
+{
+	size_t w[L_COLS];
+
+	for (int c = 0; c < L_COLS; c++) {
+		w[c] = text_width(list_header[c]);
+		for (size_t r = 0; r < n; r++)
+			if (text_width(rows[r][c]) > w[c])
+				w[c] = text_width(rows[r][c]);
+	}
+	for (size_t r = 0; r <= n; r++) {
+		for (int c = 0; c < L_COLS; c++) {
+			const char *cell = r ? rows[r - 1][c] : list_header[c];
+
+			if (c == L_COLS - 1)
+				printf("%s\n", cell);
+			else
+				printf("%s%*s", cell, (int)(w[c] - text_width(cell) + 1), "");
+		}
+	}
 }
 
 static int cmd_list(void)
 {
 	uint32_t *ids;
-	size_t n;
-	int err = q_arena_ids(&ids, &n);
+	size_t n, nrows = 0;
+	int err = q_arena_ids(&ids, &n), mod_err = 0, ret = 0;
 	struct q_arena *a;
+	char ***rows;
 
 	if (err)
 		return fail(err, "listing maps (BPF_MAP_GET_NEXT_ID)");
-	a = malloc(sizeof(*a));
-	if (!a)
+	a = calloc(1, sizeof(*a));
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!a || !rows) {
+		free(a);
+		free(rows);
+		free(ids);
 		return fail(-ENOMEM, "list");
+	}
 	q_dev();
 	if (opt_json)
 		json_arr_open(NULL);
-	else
-		printf("%-6s %-16s %-9s %-7s %-27s %-7s %-26s %-29s %-5s %s\n", "ID", "NAME",
-		       "PAGES", "SIZE", "FLAGS", "VIA", "CREATOR PID/UID (COMM)", "USER ADDRESS",
-		       "MAPS", "PROGS");
+	/* One pass for both forms: the JSON lists exactly the arenas the table would. */
 	for (size_t i = 0; i < n; i++) {
-		char fl[64], sz[16], pages[24], via[8], creator[40], addr[40], maps[8], progs[64];
-
-		if (q_arena(ids[i], a, true))
-			continue;	/* freed meanwhile */
+		err = q_arena(ids[i], a, true);
+		if (err == -ENOENT || err == -EINVAL)
+			continue;	/* freed meanwhile (and the id maybe reused) */
+		if (err) {
+			ret = fail(err, "reading an arena (BPF_OBJ_GET_INFO_BY_FD)");
+			break;
+		}
+		if (!a->have_mod && !mod_err)
+			mod_err = a->mod_err;
 		if (opt_json) {
 			json_obj_open(NULL);
 			json_arena(a, false);
 			json_obj_close();
-			continue;
+		} else if (!(rows[nrows++] = list_row(a))) {
+			nrows--;
+			ret = fail(-ENOMEM, "list");
+			q_arena_release(a);
+			break;
 		}
-		size_str((uint64_t)a->max_entries * PG, sz, sizeof(sz));
-		progs_str(a, progs, sizeof(progs));
-		if (a->have_mod) {
-			const struct bpf_arena_inspect *m = &a->mod;
-
-			snprintf(pages, sizeof(pages), "%" PRIu64 "/%u", (uint64_t)m->pages,
-				 a->max_entries);
-			snprintf(via, sizeof(via), "%s", origin_str(a));
-			snprintf(creator, sizeof(creator), "%u/%u (%.16s)", m->creator_pid,
-				 m->creator_uid, m->creator_comm);
-			if (m->user_vm_start)
-				snprintf(addr, sizeof(addr), "0x%" PRIx64 "-0x%" PRIx64,
-					 (uint64_t)m->user_vm_start, (uint64_t)m->user_vm_end);
-			else
-				snprintf(addr, sizeof(addr), "(not mapped yet)");
-			snprintf(maps, sizeof(maps), "%" PRIu64, (uint64_t)m->mapped_vmas);
-		} else {
-			snprintf(pages, sizeof(pages), "-/%u", a->max_entries);
-			snprintf(via, sizeof(via), "-");
-			snprintf(creator, sizeof(creator), "-");
-			if (a->map_extra)
-				snprintf(addr, sizeof(addr), "0x%" PRIx64 "-0x%" PRIx64 " (map_extra)",
-					 (uint64_t)a->map_extra,
-					 (uint64_t)a->map_extra + (uint64_t)a->max_entries * PG);
-			else
-				snprintf(addr, sizeof(addr), "-");
-			snprintf(maps, sizeof(maps), "-");
-		}
-		printf("%-6u %-16s %-9s %-7s %-27s %-7s %-26s %-29s %-5s %s\n", a->id,
-		       a->name[0] ? a->name : "-", pages, sz,
-		       flags_str(a->map_flags, fl, sizeof(fl)), via, creator, addr, maps, progs);
+		q_arena_release(a);
 	}
 	if (opt_json) {
 		json_arr_close();
 		json_end();
-	} else if (q_dev() < 0) {
-		printf("# '-': module-only column (%s)\n", q_dev_reason());
+	} else {
+		print_table(rows, nrows);
+		if (mod_err)
+			printf("# '-': module-only column (%s)\n",
+			       q_dev() < 0 ? q_dev_reason() : strerror(-mod_err));
 	}
+	for (size_t r = 0; r < nrows; r++) {
+		for (int c = 0; c < L_COLS; c++)
+			free(rows[r][c]);
+		free(rows[r]);
+	}
+	free(rows);
 	free(a);
 	free(ids);
-	return 0;
+	return ret;
+}
+
+static void put_arena(struct q_arena *a)
+{
+	q_arena_release(a);
+	free(a);
 }
 
 static int get_arena(const char *arg, struct q_arena **out, bool need_mod)
@@ -298,14 +433,14 @@ static int get_arena(const char *arg, struct q_arena **out, bool need_mod)
 	err = q_arena(id, a, true);
 	if (err == -EINVAL) {
 		fprintf(stderr, "bpf-arena: map %u is not an arena\n", id);
-		free(a);
+		put_arena(a);
 		return 1;
 	}
 	if (err) {
 		char what[48];
 
 		snprintf(what, sizeof(what), "map %u (BPF_MAP_GET_FD_BY_ID)", id);
-		free(a);
+		put_arena(a);
 		return fail(err, what);
 	}
 	if (need_mod && !a->have_mod) {
@@ -315,7 +450,7 @@ static int get_arena(const char *arg, struct q_arena **out, bool need_mod)
 			fprintf(stderr, "bpf-arena: this needs the module: %s\n", q_dev_reason());
 		else
 			fail(a->mod_err, "BPF_ARENA_IOC_INSPECT");
-		free(a);
+		put_arena(a);
 		return 1;
 	}
 	*out = a;
@@ -326,7 +461,7 @@ static int cmd_show(const char *arg)
 {
 	struct q_arena *a;
 	const struct bpf_arena_inspect *m;
-	char fl[64], sz[16], progs[64];
+	char fl[64], sz[32], *progs;
 	int ret = get_arena(arg, &a, false);
 
 	if (ret)
@@ -337,35 +472,40 @@ static int cmd_show(const char *arg)
 		json_arena(a, true);
 		json_obj_close();
 		json_end();
-		free(a);
+		put_arena(a);
 		return 0;
+	}
+	progs = progs_str(a);
+	if (!progs) {
+		put_arena(a);
+		return fail(-ENOMEM, "show");
 	}
 	size_str((uint64_t)a->max_entries * PG, sz, sizeof(sz));
 	printf("arena %u  name %s\n", a->id, a->name[0] ? a->name : "-");
 	printf("  size          %u pages (%s), flags 0x%x (%s), map_extra 0x%" PRIx64 "\n",
 	       a->max_entries, sz, a->map_flags, flags_str(a->map_flags, fl, sizeof(fl)),
 	       (uint64_t)a->map_extra);
-	progs_str(a, progs, sizeof(progs));
 	printf("  programs      %s\n", progs);
-	for (uint32_t i = 0; i < a->nprogs && i < Q_MAX_PROGS; i++)
+	free(progs);
+	for (uint32_t i = 0; i < a->nprogs; i++)
 		printf("                %u %s (%s)\n", a->progs[i].id,
 		       a->progs[i].name[0] ? a->progs[i].name : "-",
 		       prog_type_str(a->progs[i].type));
+	/* What JSON's user_vm_start/user_vm_end say, module or not. */
+	if (a->have_range && a->range_start)
+		printf("  user range    0x%" PRIx64 "-0x%" PRIx64 "\n", a->range_start, a->range_end);
+	else if (a->have_range)
+		printf("  user range    not fixed yet (no mmap, no map_extra)\n");
 	if (!a->have_mod) {
 		printf("  (module-only information unavailable: %s)\n",
 		       q_dev() < 0 ? q_dev_reason() : strerror(-a->mod_err));
-		free(a);
+		put_arena(a);
 		return 0;
 	}
-	printf("  created by    %s, pid %u uid %u (%.16s)%s\n",
+	printf("  created by    %s, pid %u uid %u (%s)%s\n",
 	       m->origin == BPF_ARENA_INSPECT_ORIGIN_DEV ? "/dev/bpf_arena" : "bpf(BPF_MAP_CREATE)",
-	       m->creator_pid, m->creator_uid, m->creator_comm,
+	       m->creator_pid, m->creator_uid, a->creator_comm,
 	       m->creator_pid ? "" : " (process gone or in another pid namespace)");
-	if (m->user_vm_start)
-		printf("  user range    0x%" PRIx64 "-0x%" PRIx64 "\n", (uint64_t)m->user_vm_start,
-		       (uint64_t)m->user_vm_end);
-	else
-		printf("  user range    not fixed yet (no mmap, no map_extra)\n");
 	printf("  frozen        %s\n", m->frozen ? "yes" : "no");
 	printf("  pages now     %" PRIu64 " allocated, %" PRIu64 " reserved\n",
 	       (uint64_t)m->pages, (uint64_t)m->pages_reserved);
@@ -387,11 +527,11 @@ static int cmd_show(const char *arg)
 	else
 		printf("  memcg         none\n");
 	printf("  mappings      %" PRIu64 "\n", (uint64_t)m->mapped_vmas);
-	for (uint32_t i = 0; i < a->nmappings && i < Q_MAX_MAPPINGS; i++)
+	for (uint32_t i = 0; i < a->nmappings; i++)
 		printf("                pid %d (%s) %s 0x%" PRIx64 "-0x%" PRIx64 "\n",
 		       a->mappings[i].pid, a->mappings[i].comm, a->mappings[i].perms,
 		       a->mappings[i].start, a->mappings[i].end);
-	free(a);
+	put_arena(a);
 	return 0;
 }
 
@@ -417,13 +557,13 @@ static int cmd_pages(const char *arg)
 		int err = q_pages(a->id, 0, NULL, &cnt, &total);
 
 		if (err) {
-			free(a);
+			put_arena(a);
 			return fail(err, "BPF_ARENA_IOC_INSPECT_PAGES");
 		}
 	}
 	st = calloc(total ? total : 1, 1);
 	if (!st) {
-		free(a);
+		put_arena(a);
 		return fail(-ENOMEM, "pages");
 	}
 	for (uint64_t done = 0; done < total;) {
@@ -433,7 +573,7 @@ static int cmd_pages(const char *arg)
 
 		if (err) {
 			free(st);
-			free(a);
+			put_arena(a);
 			return fail(err, "BPF_ARENA_IOC_INSPECT_PAGES");
 		}
 		done += cnt;
@@ -449,6 +589,7 @@ static int cmd_pages(const char *arg)
 		json_u64("total", total);
 		json_u64("allocated", counts[1]);
 		json_u64("reserved", counts[2]);
+		json_u64("free", counts[0]);
 		json_arr_open("ranges");
 	} else {
 		printf("arena %u: %" PRIu64 " pages from 0x%" PRIx64 ": %" PRIu64 " allocated, %"
@@ -470,6 +611,8 @@ static int cmd_pages(const char *arg)
 				json_u64("first_page", i);
 				json_u64("pages", j - i);
 				json_str("state", state_name(st[i]));
+				json_hex("end", start + j * PG);
+				json_u64("last_page", j - 1);
 				json_obj_close();
 			} else {
 				printf("  0x%" PRIx64 "-0x%" PRIx64 "  pages %" PRIu64 "-%" PRIu64
@@ -508,7 +651,7 @@ static int cmd_pages(const char *arg)
 		}
 	}
 	free(st);
-	free(a);
+	put_arena(a);
 	return 0;
 }
 
@@ -549,7 +692,7 @@ static int cmd_dump(const char *id_arg, const char *addr_arg, const char *len_ar
 	if (!start) {
 		fprintf(stderr, "bpf-arena: arena %u has no user range yet (never mapped): nothing to dump\n",
 			a->id);
-		free(a);
+		put_arena(a);
 		return 1;
 	}
 	if (addr_arg[0] == '+')
@@ -558,12 +701,12 @@ static int cmd_dump(const char *id_arg, const char *addr_arg, const char *len_ar
 		fprintf(stderr, "bpf-arena: 0x%" PRIx64 "+%" PRIu64
 			" is outside arena %u's range 0x%" PRIx64 "-0x%" PRIx64 "\n",
 			addr, len, a->id, start, rend);
-		free(a);
+		put_arena(a);
 		return 1;
 	}
 	buf = malloc(DUMP_CHUNK_PAGES * PG);
 	if (!buf) {
-		free(a);
+		put_arena(a);
 		return fail(-ENOMEM, "dump");
 	}
 	if (opt_json) {
@@ -587,7 +730,7 @@ static int cmd_dump(const char *id_arg, const char *addr_arg, const char *len_ar
 		err = q_dump(a->id, cur, buf, (uint32_t)(cend - cur), &present);
 		if (err) {
 			free(buf);
-			free(a);
+			put_arena(a);
 			return fail(err, "BPF_ARENA_IOC_INSPECT_DUMP");
 		}
 		for (uint64_t p = cur, i = 0; p < cend; i++) {
@@ -605,11 +748,17 @@ static int cmd_dump(const char *id_arg, const char *addr_arg, const char *len_ar
 				if (here) {
 					char *hex = malloc((pend - p) * 2 + 1);
 
-					for (uint64_t k = 0; hex && k < pend - p; k++)
+					if (!hex) {
+						free(buf);
+						put_arena(a);
+						return fail(-ENOMEM, "dump");
+					}
+					for (uint64_t k = 0; k < pend - p; k++)
 						sprintf(hex + 2 * k, "%02x", d[k]);
-					if (hex)
-						json_str("hex", hex);
+					json_str("hex", hex);
 					free(hex);
+				} else {
+					json_null("hex");	/* every element has the same keys */
 				}
 				json_obj_close();
 			} else if (!here) {
@@ -634,7 +783,7 @@ static int cmd_dump(const char *id_arg, const char *addr_arg, const char *len_ar
 		printf("%016" PRIx64 "\n", end);
 	}
 	free(buf);
-	free(a);
+	put_arena(a);
 	return 0;
 }
 

@@ -4,8 +4,9 @@ INSPECT_BIN := $(BUILD)/bin/bpf-arena
 INSPECT_SRCS := $(wildcard $(TOP)/inspect/*.c)
 INSPECT_HDRS := $(wildcard $(TOP)/inspect/*.h) $(wildcard $(TOP)/uapi/*/*.h)
 
-# The packaging helper installs TOOLS_BINS in the tools package.
+# The packaging helper installs TOOLS_BINS and TOOLS_MANS in the tools package.
 TOOLS_BINS += $(BUILD)/bin/bpf-arena
+TOOLS_MANS += $(TOP)/packaging/bpf-arena.1
 
 $(INSPECT_BIN): $(INSPECT_SRCS) $(INSPECT_HDRS)
 	@mkdir -p $(dir $@)

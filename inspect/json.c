@@ -24,9 +24,13 @@ static void put_escaped(const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
+		/*
+		 * Bytes >= 0x80 pass through: strings are UTF-8 (query.c makes
+		 * them so), and \\u00XX per byte would name other characters.
+		 */
 		if (c == '"' || c == '\\')
 			fprintf(json_out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(json_out, "\\u%04x", c);
 		else
 			fputc(c, json_out);

@@ -16,7 +16,7 @@ void json_obj_open(const char *key);	/* key NULL: inside an array / top level */
 void json_obj_close(void);
 void json_arr_open(const char *key);
 void json_arr_close(void);
-void json_str(const char *key, const char *val);
+void json_str(const char *key, const char *val);	/* val: UTF-8 */
 void json_u64(const char *key, uint64_t val);
 void json_hex(const char *key, uint64_t val);	/* a string "0x..." (addresses) */
 void json_bool(const char *key, bool val);

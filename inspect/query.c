@@ -146,9 +146,9 @@ fail:
 }
 
 /* Programs whose map_ids name the arena. */
-static void find_progs(struct q_arena *a)
+static int find_progs(struct q_arena *a)
 {
-	uint32_t id = 0;
+	uint32_t id = 0, cap = 0;
 
 	while (!next_id(BPF_PROG_GET_NEXT_ID, &id)) {
 		struct bpf_prog_info info;
@@ -171,32 +171,40 @@ static void find_progs(struct q_arena *a)
 		close(fd);
 		n = info.nr_map_ids < 256 ? info.nr_map_ids : 256;
 		for (uint32_t i = 0; i < n; i++) {
+			struct q_prog *p;
+
 			if (map_ids[i] != a->id)
 				continue;
-			if (a->nprogs < Q_MAX_PROGS) {
-				struct q_prog *p = &a->progs[a->nprogs];
-
-				p->id = info.id;
-				p->type = info.type;
-				memcpy(p->name, info.name, sizeof(info.name));
-				p->name[16] = 0;
+			if (a->nprogs == cap) {
+				p = realloc(a->progs, (cap = cap ? cap * 2 : 8) * sizeof(*p));
+				if (!p)
+					return -ENOMEM;
+				a->progs = p;
 			}
-			a->nprogs++;
+			p = &a->progs[a->nprogs++];
+			p->id = info.id;
+			p->type = info.type;
+			memcpy(p->name, info.name, sizeof(info.name));
+			p->name[16] = 0;
+			q_printable(p->name);
 			break;
 		}
 	}
+	return 0;
 }
 
 /* Processes mapping the module's arena file (inode vm_ino): /proc/PID/maps. */
-static void find_mappings(struct q_arena *a)
+static int find_mappings(struct q_arena *a)
 {
 	DIR *d = opendir("/proc");
+	uint32_t cap = 0;
 	struct dirent *e;
+	int err = 0;
 
 	if (!d || !a->mod.vm_ino) {
 		if (d)
 			closedir(d);
-		return;
+		return 0;
 	}
 	while ((e = readdir(d))) {
 		char path[64], line[512];
@@ -209,7 +217,8 @@ static void find_mappings(struct q_arena *a)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		while (fgets(line, sizeof(line), f)) {
+		while (!err && fgets(line, sizeof(line), f)) {
+			struct q_mapping *m;
 			uint64_t start, end, ino;
 			char perms[5], dev[16];
 			unsigned long long off;
@@ -222,16 +231,24 @@ static void find_mappings(struct q_arena *a)
 			if (ino != a->mod.vm_ino || (!strstr(line + pos, "anon_inode:bpf-map") &&
 						     !strstr(line + pos, "bpf_arena")))
 				continue;
-			if (a->nmappings < Q_MAX_MAPPINGS) {
-				struct q_mapping *m = &a->mappings[a->nmappings];
+			if (a->nmappings == cap) {
+				m = realloc(a->mappings, (cap = cap ? cap * 2 : 4) * sizeof(*m));
+				if (!m) {
+					err = -ENOMEM;
+					break;
+				}
+				a->mappings = m;
+			}
+			m = &a->mappings[a->nmappings++];
+			m->pid = pid;
+			m->start = start;
+			m->end = end;
+			memcpy(m->perms, perms, sizeof(perms));
+			m->comm[0] = 0;
+			{
 				char cpath[64];
 				FILE *c;
 
-				m->pid = pid;
-				m->start = start;
-				m->end = end;
-				memcpy(m->perms, perms, sizeof(perms));
-				m->comm[0] = 0;
 				snprintf(cpath, sizeof(cpath), "/proc/%d/comm", pid);
 				c = fopen(cpath, "re");
 				if (c) {
@@ -240,11 +257,12 @@ static void find_mappings(struct q_arena *a)
 					fclose(c);
 				}
 			}
-			a->nmappings++;
+			q_printable(m->comm);
 		}
 		fclose(f);
 	}
 	closedir(d);
+	return err;
 }
 
 int q_arena(uint32_t id, struct q_arena *a, bool progs)
@@ -265,19 +283,37 @@ int q_arena(uint32_t id, struct q_arena *a, bool progs)
 		return -EINVAL;
 	a->id = info.id;
 	memcpy(a->name, info.name, sizeof(info.name));
+	q_printable(a->name);
 	a->map_flags = info.map_flags;
 	a->max_entries = info.max_entries;
 	a->map_extra = info.map_extra;
 	a->btf_id = info.btf_id;
-	if (progs)
-		find_progs(a);
+	if (progs) {
+		err = find_progs(a);
+		if (err)
+			goto fail;
+	}
+	/* The stock kernel fixes the range at map_extra when it is set. */
+	if (a->map_extra) {
+		a->have_range = true;
+		a->range_start = a->map_extra;
+		a->range_end = a->map_extra + (uint64_t)a->max_entries * 4096;
+	}
 	dev = q_dev();
 	if (dev >= 0) {
 		a->mod.size = sizeof(a->mod);
 		a->mod.map_id = id;
 		if (!ioctl(dev, BPF_ARENA_IOC_INSPECT, &a->mod)) {
 			a->have_mod = true;
-			find_mappings(a);
+			a->have_range = true;
+			a->range_start = a->mod.user_vm_start;
+			a->range_end = a->mod.user_vm_end;
+			memcpy(a->creator_comm, a->mod.creator_comm, sizeof(a->mod.creator_comm));
+			a->creator_comm[sizeof(a->mod.creator_comm)] = 0;
+			q_printable(a->creator_comm);
+			err = find_mappings(a);
+			if (err)
+				goto fail;
 		} else {
 			a->mod_err = -errno;
 		}
@@ -285,6 +321,50 @@ int q_arena(uint32_t id, struct q_arena *a, bool progs)
 		a->mod_err = dev;
 	}
 	return 0;
+fail:
+	q_arena_release(a);
+	return err;
+}
+
+void q_arena_release(struct q_arena *a)
+{
+	free(a->progs);
+	free(a->mappings);
+	a->progs = NULL;
+	a->mappings = NULL;
+	a->nprogs = a->nmappings = 0;
+}
+
+/* Length of the UTF-8 sequence at s if it is a valid, printable one; else 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f) ||
+	    (s[0] == 0xc2 && s[1] < 0xa0))
+		return 0;
+	return n;
+}
+
+void q_printable(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		int n = *p >= 0x20 && *p < 0x7f ? 1 : utf8_len(p);
+
+		if (!n) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
 }
 
 int q_pages(uint32_t id, uint64_t first, uint8_t *states, uint32_t *cnt, uint64_t *total)
@@ -344,7 +424,9 @@ const char *q_cgroup_path(uint64_t id)
 	cg_want = id;
 	cg_found[0] = 0;
 	/* cgroup v2: a cgroup's id is its directory's inode number. */
-	if (id && nftw("/sys/fs/cgroup", cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1)
+	if (id && nftw("/sys/fs/cgroup", cg_visit, 16, FTW_PHYS | FTW_MOUNT) == 1) {
+		q_printable(cg_found);
 		return cg_found;
+	}
 	return NULL;
 }

@@ -17,9 +17,6 @@
 #include <stdint.h>
 #include <linux/bpf_arena.h>
 
-#define Q_MAX_PROGS	64
-#define Q_MAX_MAPPINGS	64
-
 struct q_prog {
 	uint32_t id;
 	uint32_t type;
@@ -41,14 +38,23 @@ struct q_arena {
 	uint32_t max_entries;
 	uint64_t map_extra;
 	uint32_t btf_id;
-	uint32_t nprogs;		/* may exceed Q_MAX_PROGS: only that many kept */
-	struct q_prog progs[Q_MAX_PROGS];
+	/* Every program using it: the table and the JSON list the same ones. */
+	uint32_t nprogs;
+	struct q_prog *progs;
+	/*
+	 * The user range when known: the module's, or without the module the
+	 * one map_extra fixes at creation (the stock kernel's rule); 0 when
+	 * the module says it is not fixed yet.  have_range false: unknown.
+	 */
+	bool have_range;
+	uint64_t range_start, range_end;
 	/* module only: valid when have_mod */
 	bool have_mod;
 	int mod_err;			/* -errno of BPF_ARENA_IOC_INSPECT when !have_mod */
 	struct bpf_arena_inspect mod;
+	char creator_comm[17];		/* mod.creator_comm, terminated and made printable */
 	uint32_t nmappings;
-	struct q_mapping mappings[Q_MAX_MAPPINGS];
+	struct q_mapping *mappings;
 };
 
 /*
@@ -65,6 +71,14 @@ int q_arena_ids(uint32_t **ids, size_t *n);
  * arena, other -errno from the kernel.  progs: also walk the programs.
  */
 int q_arena(uint32_t id, struct q_arena *a, bool progs);
+/* Frees what q_arena() allocated in a (not a itself). */
+void q_arena_release(struct q_arena *a);
+
+/*
+ * Makes s printable in place, for the table and the JSON alike: control
+ * characters and bytes that are not UTF-8 become '?'.
+ */
+void q_printable(char *s);
 
 /* Page states (BPF_ARENA_PAGE_*) of pages [first, first + cnt); *total = range pages. */
 int q_pages(uint32_t id, uint64_t first, uint8_t *states, uint32_t *cnt, uint64_t *total);

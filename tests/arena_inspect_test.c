@@ -340,7 +340,7 @@ TEST(pages_map_shows_each_allocated_run)
 	uint8_t st[64];
 	uint64_t total;
 	uint32_t id, cnt;
-	char *base, want[160];
+	char *base, want[320];
 	int dev;
 
 	NEED_INSPECT_IOCTLS();
@@ -366,8 +366,8 @@ TEST(pages_map_shows_each_allocated_run)
 	ASSERT_EQ(0, run("bpf-arena --json pages %u", id));
 	TH_LOG("example: bpf-arena --json pages %u\n%s", id, out);
 	snprintf(want, sizeof(want),
-		 "\"total\":32,\"allocated\":3,\"reserved\":0,\"ranges\":[{\"start\":\"0x%lx\",\"first_page\":0,\"pages\":2,\"state\":\"allocated\"},{\"start\":\"0x%lx\",\"first_page\":5,\"pages\":1,",
-		 (unsigned long)base, (unsigned long)base + 5 * PG);
+		 "\"total\":32,\"allocated\":3,\"reserved\":0,\"free\":29,\"ranges\":[{\"start\":\"0x%lx\",\"first_page\":0,\"pages\":2,\"state\":\"allocated\",\"end\":\"0x%lx\",\"last_page\":1},{\"start\":\"0x%lx\",\"first_page\":5,\"pages\":1,",
+		 (unsigned long)base, (unsigned long)base + 2 * PG, (unsigned long)base + 5 * PG);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s\nwant %s", out, want);
 	ASSERT_EQ(0, run("bpf-arena pages %u", id));
 	snprintf(want, sizeof(want), "0x%lx ##...#..........................", (unsigned long)base);
