@@ -283,12 +283,17 @@ TEST(create_errors_give_the_kernel_errno_and_the_cause)
 		int err;
 		const char *cause;
 	} cases[] = {
-		{ 0, 0, 0, -EINVAL, "page_cnt is 0" },
-		{ 4, 1U << 0 /* BPF_F_NO_PREALLOC */, 0, -EINVAL, "map_flags holds a flag" },
-		{ 4, 0, w + 1, -EINVAL, "not page aligned" },
-		{ (__u32)((4ULL << 30) / PAGE) + 1, 0, 0, -E2BIG, "4 GiB arena limit" },
-		{ 2, 0, w + (4ULL << 30) - PAGE, -ERANGE, "crosses a 4 GiB boundary" },
+		{ 0, 0, 0, -EINVAL, "0 pages: an arena has at least 1" },
+		{ 4, 1U << 0 /* BPF_F_NO_PREALLOC */, 0, -EINVAL,
+		  "map_flags 0x401 holds 0x1, which arena maps do not accept" },
+		{ 4, 0, w + 1, -EINVAL, "the fixed user address (map_extra) 0x%llx is not a "
+		  "multiple of the page size (4096)" },
+		{ (__u32)((4ULL << 30) / PAGE) + 1, 0, 0, -E2BIG,
+		  "1048577 pages (4096 MiB) exceed the 4 GiB limit of an arena (1048576 pages)" },
+		{ 2, 0, w + (4ULL << 30) - PAGE, -ERANGE, "the range [0x%llx, 0x%llx) of the fixed "
+		  "user address (map_extra) crosses a 4 GiB boundary" },
 	};
+	char cause[256];
 	struct bpf_arena *a;
 	size_t i;
 
@@ -307,7 +312,11 @@ TEST(create_errors_give_the_kernel_errno_and_the_cause)
 		EXPECT_EQ(1, warn_count);
 		EXPECT_TRUE(msgs_have("libbpfarena: bpf_arena_create: BPF_MAP_CREATE"))
 			TH_LOG("case %zu: %s", i, msgs);
-		EXPECT_TRUE(msgs_have(cases[i].cause)) TH_LOG("case %zu: %s", i, msgs);
+		/* In the caller's numbers. */
+		snprintf(cause, sizeof(cause), cases[i].cause,
+			 (unsigned long long)cases[i].map_extra,
+			 (unsigned long long)(cases[i].map_extra + 2 * PAGE));
+		EXPECT_TRUE(msgs_have(cause)) TH_LOG("case %zu: want \"%s\" in %s", i, cause, msgs);
 		EXPECT_TRUE(msgs_have(strerror(-cases[i].err))) TH_LOG("case %zu: %s", i, msgs);
 	}
 }
@@ -623,10 +632,12 @@ TEST(create_dev_errors_match_bpf)
 	EXPECT_EQ(-EINVAL, bpf_arena_create_dev(4, &opts, &a));
 	EXPECT_EQ(NULL, a);
 	EXPECT_TRUE(msgs_have("BPF_ARENA_IOC_CONFIGURE")) TH_LOG("%s", msgs);
-	EXPECT_TRUE(msgs_have("not page aligned")) TH_LOG("%s", msgs);
+	EXPECT_TRUE(msgs_have("the fixed user address (map_extra) 0x3039 is not a multiple of "
+			      "the page size (4096)")) TH_LOG("%s", msgs);
 	msgs_reset();
 	EXPECT_EQ(-E2BIG, bpf_arena_create_dev((__u32)((4ULL << 30) / PAGE) + 1, NULL, &a));
-	EXPECT_TRUE(msgs_have("4 GiB arena limit")) TH_LOG("%s", msgs);
+	EXPECT_TRUE(msgs_have("1048577 pages (4096 MiB) exceed the 4 GiB limit of an arena "
+			      "(1048576 pages)")) TH_LOG("%s", msgs);
 }
 
 /* Page operations need the device; without it they say so. */

@@ -307,6 +307,16 @@ int bpf_arena_from_fd(int fd, struct bpf_arena **arena);
  */
 int bpf_arena_kernel_has_native(void);
 
+/*
+ * 0 if arena maps can be created on the running kernel: it has its own
+ * (6.9+), or the bpf_arena module is loaded.  Otherwise -EOPNOTSUPP and one
+ * message saying what to do (load the module, or install it for this
+ * kernel).  Call it before loading a BPF object that has an arena: libbpf's
+ * own error for a kernel without one is a bare "map 'arena': failed to
+ * create: Invalid argument(-22)".
+ */
+int bpf_arena_kernel_ready(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,7 @@
 static int map_create(const struct lbpfa_params *p)
 {
 	union bpf_attr attr;
-	char buf[BA_ERRSTR_LEN];
+	char buf[BA_ERRSTR_LEN], hint[BA_HINT_LEN];
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
@@ -27,7 +27,7 @@ static int map_create(const struct lbpfa_params *p)
 	fd = -errno;
 	pr_warn("bpf_arena_create: BPF_MAP_CREATE (arena, %u pages, flags 0x%x, map_extra 0x%llx): "
 		"%s: %s\n", p->page_cnt, p->map_flags, (unsigned long long)p->map_extra,
-		lbpfa_strerror(fd, buf, sizeof(buf)), lbpfa_create_hint(fd, p));
+		lbpfa_strerror(fd, buf, sizeof(buf)), lbpfa_create_hint(fd, p, hint, sizeof(hint)));
 	return fd;
 }
 

@@ -7,7 +7,7 @@
 static int configure(int fd, const struct lbpfa_params *p)
 {
 	struct bpf_arena_config cfg = { .size = sizeof(cfg) };
-	char buf[BA_ERRSTR_LEN];
+	char buf[BA_ERRSTR_LEN], hint[BA_HINT_LEN];
 	int err;
 
 	/* The config has its own numa_node field: the flag is not passed. */
@@ -27,7 +27,7 @@ static int configure(int fd, const struct lbpfa_params *p)
 	pr_warn("bpf_arena_create_dev: BPF_ARENA_IOC_CONFIGURE (%u pages, flags 0x%x, "
 		"map_extra 0x%llx): %s: %s\n", p->page_cnt, cfg.map_flags,
 		(unsigned long long)p->map_extra, lbpfa_strerror(err, buf, sizeof(buf)),
-		lbpfa_create_hint(err, p));
+		lbpfa_create_hint(err, p, hint, sizeof(hint)));
 	return err;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* /dev/bpf_arena handles: opening, and attaching one to a bpf()-created arena. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -13,7 +14,7 @@ bool lbpfa_dev_present(void)
 
 int lbpfa_dev_open(const char *func)
 {
-	char buf[BA_ERRSTR_LEN];
+	char buf[BA_ERRSTR_LEN], text[BA_HINT_LEN];
 	int fd = open(BPF_ARENA_DEV_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd >= 0)
@@ -22,14 +23,21 @@ int lbpfa_dev_open(const char *func)
 	if (!func)
 		return fd == -ENOENT || fd == -ENODEV || fd == -ENXIO ? -EOPNOTSUPP : fd;
 	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
-		pr_warn("%s: needs the bpf_arena module's " BPF_ARENA_DEV_PATH ", which %s (%s)\n",
-			func,
-			bpf_arena_kernel_has_native()
-				? "does not exist on this kernel: its native arena offers no "
-				  "user-space page or device operations"
-				: "does not exist: load the bpf_arena module (modprobe bpf_arena)",
-			lbpfa_strerror(fd, buf, sizeof(buf)));
+		if (!lbpfa_no_arena_text(text, sizeof(text)))
+			snprintf(text, sizeof(text), "%s",
+				 bpf_arena_kernel_has_native()
+				 ? "this kernel's native arena offers no user-space page or "
+				   "device operations"
+				 : "the bpf_arena module is loaded but has no device");
+		pr_warn("%s: needs the bpf_arena module's " BPF_ARENA_DEV_PATH " (%s): %s\n",
+			func, lbpfa_strerror(fd, buf, sizeof(buf)), text);
 		return -EOPNOTSUPP;
+	}
+	if (fd == -EACCES || fd == -EPERM) {
+		lbpfa_dev_access_text(text, sizeof(text));
+		pr_warn("%s: cannot open " BPF_ARENA_DEV_PATH ": %s: %s\n", func,
+			lbpfa_strerror(fd, buf, sizeof(buf)), text);
+		return fd;
 	}
 	pr_warn("%s: cannot open " BPF_ARENA_DEV_PATH ": %s\n", func,
 		lbpfa_strerror(fd, buf, sizeof(buf)));

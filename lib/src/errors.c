@@ -17,30 +17,46 @@ const char *lbpfa_strerror(int err, char *buf, size_t len)
 
 /*
  * The upstream rules (kernel/bpf/arena.c, arena_map_alloc()) in the order the
- * kernel applies them, so the first matching one is the cause.
+ * kernel applies them, so the first matching one is the cause; in the
+ * caller's numbers.  Written into buf (BA_HINT_LEN bytes).
  */
-const char *lbpfa_create_hint(int err, const struct lbpfa_params *p)
+const char *lbpfa_create_hint(int err, const struct lbpfa_params *p, char *buf, size_t len)
 {
-	__u64 bytes = (__u64)p->page_cnt * lbpfa_page_size();
+	__u64 page = lbpfa_page_size(), bytes = (__u64)p->page_cnt * page;
 
 	switch (-err) {
 	case EINVAL:
 		if (!p->page_cnt)
-			return "page_cnt is 0";
-		if (p->map_flags & ~KNOWN_FLAGS)
-			return "map_flags holds a flag that arena maps do not accept "
-			       "(only BPF_F_SEGV_ON_FAULT and BPF_F_NO_USER_CONV; BPF_F_MMAPABLE is implied)";
-		if (p->map_extra & (lbpfa_page_size() - 1))
-			return "map_extra (the fixed user address) is not page aligned";
-		if (!bpf_arena_kernel_has_native() && !lbpfa_module_present())
-			return "this kernel has no BPF arena (map type 33): load the bpf_arena module";
+			return "0 pages: an arena has at least 1";
+		if (p->map_flags & ~KNOWN_FLAGS) {
+			snprintf(buf, len, "map_flags 0x%x holds 0x%x, which arena maps do not "
+				 "accept (only BPF_F_SEGV_ON_FAULT and BPF_F_NO_USER_CONV; "
+				 "BPF_F_MMAPABLE is implied)", p->map_flags,
+				 p->map_flags & ~KNOWN_FLAGS);
+			return buf;
+		}
+		if (p->map_extra & (page - 1)) {
+			snprintf(buf, len, "the fixed user address (map_extra) 0x%llx is not a "
+				 "multiple of the page size (%llu)", (unsigned long long)p->map_extra,
+				 (unsigned long long)page);
+			return buf;
+		}
+		if (lbpfa_no_arena_text(buf, len))
+			return buf;
 		return "the kernel rejected the arena's attributes";
 	case E2BIG:
-		if (bytes > BPF_ARENA_MAX_BYTES)
-			return "page_cnt pages exceed the 4 GiB arena limit";
+		if (bytes > BPF_ARENA_MAX_BYTES) {
+			snprintf(buf, len, "%u pages (%llu MiB) exceed the 4 GiB limit of an arena "
+				 "(%llu pages)", p->page_cnt, (unsigned long long)(bytes >> 20),
+				 (unsigned long long)(BPF_ARENA_MAX_BYTES / page));
+			return buf;
+		}
 		return "the arena is too big";
 	case ERANGE:
-		return "the range [map_extra, map_extra + size) crosses a 4 GiB boundary";
+		snprintf(buf, len, "the range [0x%llx, 0x%llx) of the fixed user address "
+			 "(map_extra) crosses a 4 GiB boundary", (unsigned long long)p->map_extra,
+			 (unsigned long long)(p->map_extra + bytes));
+		return buf;
 	case EPERM:
 	case EACCES:
 		return "creating an arena needs CAP_BPF (or CAP_SYS_ADMIN)";

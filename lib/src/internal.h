@@ -62,8 +62,20 @@ struct lbpfa_params {
 int lbpfa_parse_opts(const char *func, __u32 page_cnt,
 		  const struct bpf_arena_create_opts *opts, struct lbpfa_params *p);
 
-/* errors.c: why an arena creation with these parameters got err (< 0). */
-const char *lbpfa_create_hint(int err, const struct lbpfa_params *p);
+/*
+ * errors.c: why an arena creation with these parameters got err (< 0), in
+ * the caller's numbers; buf (BA_HINT_LEN) may hold the text.
+ */
+#define BA_HINT_LEN 384
+const char *lbpfa_create_hint(int err, const struct lbpfa_params *p, char *buf, size_t len);
+
+/*
+ * kernel_ready.c: if the kernel has no arena for us (none of its own, module
+ * not loaded), what to do, into buf (BA_HINT_LEN), and true; else false.
+ */
+bool lbpfa_no_arena_text(char *buf, size_t len);
+/* Why the caller may not open the device and who can change that, into buf. */
+void lbpfa_dev_access_text(char *buf, size_t len);
 
 /* sys.c */
 size_t lbpfa_page_size(void);
