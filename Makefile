@@ -12,7 +12,7 @@ BUILD := $(TOP)/build
 # without it too: run `make setup` once on a new machine.
 SETUP_GOALS := all module modules userspace tests check check-% demo checkpatch \
 	bench bench-% fuzz fuzz-% raise-stats loops-unit lower-unit-san stress stress-% \
-	upstream-tests libbpf-bpo bpf-progs debug-kernel
+	upstream-tests libbpf-bpo bpf-progs debug-kernel examples
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifneq ($(filter $(SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(BPF_ARENA_SETUP_DONE)$(DRY_RUN),)
@@ -46,6 +46,7 @@ TEST_CFLAGS := $(USER_CFLAGS) -std=gnu11 -isystem $(HARNESS_DIR) -I$(TOP)/tests/
 include $(TOP)/lib/lib.mk
 include $(TOP)/rewrite/rewrite.mk
 include $(TOP)/tests/progs/progs.mk
+include $(TOP)/examples/examples.mk
 include $(TOP)/dkms/dkms.mk
 include $(TOP)/tests/dkms/check-dkms.mk
 include $(TOP)/tests/fuzz/fuzz.mk

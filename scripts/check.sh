@@ -74,6 +74,8 @@ step fuzz fuzz
 step loops-unit make -s loops-unit
 step bpf-header tests/unit/bpf_header_test.sh
 step lib-symbols tests/unit/lib_symbols_test.sh
+# The README's first program is examples/first/, byte for byte.
+step readme-examples tests/unit/readme_examples_test.sh
 step vm-runner tests/vm/selftest
 step suite-6.1 tests/vm/run --kernel 6.1 -- suite
 step suite-6.12 tests/vm/run --kernel 6.12 -- suite
