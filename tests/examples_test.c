@@ -65,20 +65,27 @@ FIXTURE_TEARDOWN(example)
 		TH_LOG("could not remove %s", self->tmp);
 }
 
-TEST_F_TIMEOUT(example, runs_and_checks_its_results, 120)
+/* The example's binary into bin, and its own layout: first.bpf.o next to where first runs. */
+static void example_bin(struct __test_metadata *_metadata, FIXTURE_DATA(example) *self,
+			const FIXTURE_VARIANT(example) *variant, char *bin, size_t len)
 {
-	char bin[PATH_MAX + 64], obj[PATH_MAX + 80], link[128], cmd[2 * PATH_MAX], out[4096];
-	int rc;
+	char obj[PATH_MAX + 80], link[128];
 
-	snprintf(bin, sizeof(bin), "%s/example_%s.%s", self->dir, variant->name,
-		 variant->flavour);
+	snprintf(bin, len, "%s/example_%s.%s", self->dir, variant->name, variant->flavour);
 	ASSERT_EQ(0, access(bin, X_OK)) TH_LOG("%s: not built (make examples)", bin);
-	/* The example's own layout: first.bpf.o next to where first runs. */
 	snprintf(obj, sizeof(obj), "%s.bpf.o", bin);
 	if (!access(obj, R_OK)) {
 		snprintf(link, sizeof(link), "%s/%s.bpf.o", self->tmp, variant->name);
 		ASSERT_EQ(0, symlink(obj, link));
 	}
+}
+
+TEST_F_TIMEOUT(example, runs_and_checks_its_results, 120)
+{
+	char bin[PATH_MAX + 64], cmd[2 * PATH_MAX], out[4096];
+	int rc;
+
+	example_bin(_metadata, self, variant, bin, sizeof(bin));
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' 2>&1", self->tmp, bin);
 	rc = run_cmd(cmd, out, sizeof(out));
 	/* The example's output, one "#" line each (KTAP comments). */
@@ -90,6 +97,30 @@ TEST_F_TIMEOUT(example, runs_and_checks_its_results, 120)
 	}
 	EXPECT_EQ(0, rc) TH_LOG("exit status %d", rc);
 	EXPECT_NE(NULL, strstr(out, variant->want)) TH_LOG("want \"%s\" in the output", variant->want);
+}
+
+/*
+ * On 6.1 without the module loaded, each example stops before loading and
+ * says what to do (bpf_arena_kernel_ready()), instead of libbpf's bare
+ * "failed to create: Invalid argument".
+ */
+TEST_F_TIMEOUT(example, says_what_to_do_without_the_module, 120)
+{
+	char bin[PATH_MAX + 64], cmd[2 * PATH_MAX], out[4096];
+	int rc;
+
+	if (kernel_has_native_arena())
+		SKIP(return, "kernel has native BPF arena: no module to miss");
+	example_bin(_metadata, self, variant, bin, sizeof(bin));
+	if (kmod_is_loaded())
+		ASSERT_EQ(0, kmod_unload_when_idle(5000));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' 2>&1", self->tmp, bin);
+	rc = run_cmd(cmd, out, sizeof(out));
+	EXPECT_EQ(0, kmod_load());
+	EXPECT_NE(0, rc);
+	EXPECT_NE(NULL, strstr(out, "has no BPF arena of its own and the bpf_arena module is "
+			       "not installed for it")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "Invalid argument")) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

@@ -99,6 +99,9 @@ int main(void)
 	char *base;
 	size_t size;
 
+	/* On 6.1 the bpf_arena module must be loaded: if not, this says what to do. */
+	if (bpf_arena_kernel_ready())
+		return 1;
 	skel = alloc_bpf__open();
 	if (!skel)
 		return fprintf(stderr, "open: %s\n", strerror(errno)), 1;

@@ -12,6 +12,7 @@ int main(void)
 	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &args, .ctx_size_in = sizeof(args));
 	int err = libbpf_get_error(obj);
 
+	err = err ?: bpf_arena_kernel_ready();		/* else says what to install or load */
 	err = err ?: bpf_arena_object_prepare(obj);	/* creates and maps the arena */
 	err = err ?: bpf_object__load(obj);
 	err = err ?: bpf_prog_test_run_opts(bpf_program__fd(

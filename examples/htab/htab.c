@@ -81,6 +81,9 @@ int main(void)
 	int err, bad = 0;
 	__u64 k;
 
+	/* On 6.1 the bpf_arena module must be loaded: if not, this says what to do. */
+	if (bpf_arena_kernel_ready())
+		return 1;
 	skel = htab_bpf__open();
 	if (!skel)
 		return fprintf(stderr, "open: %s\n", strerror(errno)), 1;

@@ -113,6 +113,9 @@ int main(void)
 	int fd, v, err;
 	char *base;
 
+	/* On 6.1 the bpf_arena module must be loaded: if not, this says what to do. */
+	if (bpf_arena_kernel_ready())
+		return 1;
 	skel = ring_bpf__open();
 	if (!skel)
 		return fprintf(stderr, "open: %s\n", strerror(errno)), 1;
