@@ -58,6 +58,17 @@ int copy_fd_array(struct prog_load *pl);
 int prog_attr_records(struct prog_load *pl, const struct bpfa_lower_result *res,
 		      union bpf_attr *kattr, struct prog_records *rec);
 void prog_attr_records_free(struct prog_records *rec);
+
+struct bpfa_loops_result;
+
+/*
+ * prog_log.c: the verifier's log of the final program (final_len insns:
+ * res lowered, then lres if the loop pass ran) rewritten in the user's
+ * numbers; the log stays as it is where that cannot be done.
+ */
+void prog_log_translate(const struct prog_load *pl, const struct bpfa_lower_result *res,
+			const struct prog_records *rec, const struct bpfa_loops_result *lres,
+			u32 final_len);
 void copy_rec_sizes_back(union bpf_attr __user *uattr, const union bpf_attr *kattr);
 
 /* prog_scan.c: is this program ours? */

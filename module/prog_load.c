@@ -337,6 +337,8 @@ static int lowered_attr(struct prog_load *pl, const struct bpfa_lower_result *re
  */
 static struct file *load_verified(struct prog_load *pl, union bpf_attr *kattr,
 				  struct bpf_map *view, const struct bpfa_lower_result *res,
+				  const struct prog_records *rec,
+				  const struct bpfa_loops_result *lres,
 				  union bpf_attr __user *uattr)
 {
 	struct arena_load_ctx ctx;
@@ -357,6 +359,8 @@ static struct file *load_verified(struct prog_load *pl, union bpf_attr *kattr,
 	arena_load_ctx_leave(&ctx);
 	if (ret == -E2BIG)
 		copy_rec_sizes_back(uattr, kattr);
+	/* ret is the answer already: the translation cannot change it. */
+	prog_log_translate(pl, res, rec, lres, kattr->insn_cnt);
 	if (ctx.err)
 		prog_log(&pl->attr, ctx.msg);
 	if (ret < 0)
@@ -435,7 +439,7 @@ static struct file *load_lowered(struct prog_load *pl, union bpf_attr __user *ua
 		ret = view_no_constant_names(pl, (struct bpf_insn *)(unsigned long)kattr.insns,
 					     kattr.insn_cnt, &view, &env.view_fd);
 	if (!ret) {
-		file = load_verified(pl, &kattr, view, res, uattr);
+		file = load_verified(pl, &kattr, view, res, &rec, lres, uattr);
 		ret = 0;
 	}
 

@@ -224,6 +224,7 @@ struct pctx {
 	const __s16 *ext;	/* input insn -> budget slot of the body starting there */
 	__u32 round;
 	__u32 cur;		/* the input insn being emitted */
+	__u32 mark;		/* BPFA_SRC_* flags of what put() emits now */
 	__u32 *osrc;		/* output insn -> input insn */
 	__u32 capsrc;
 	__s16 *oext;		/* output insn -> budget slot of a body starting there */
@@ -252,7 +253,7 @@ static __u32 orig_idx(const struct pctx *c, __u32 i)
 	__u32 lo = 0, hi = c->env->old_len;
 
 	if (c->pre)
-		i = i < c->pre_len ? c->pre[i] : 0;
+		i = i < c->pre_len ? c->pre[i] & BPFA_SRC_IDX_MASK : 0;
 
 	if (!ni)
 		return i;
@@ -1915,8 +1916,10 @@ static void put(struct pctx *c, struct bpf_insn insn)
 	if (!grow(c, (void **)&c->o, &c->cap, c->n + 1, sizeof(*c->o)) ||
 	    !grow(c, (void **)&c->osrc, &c->capsrc, c->n + 1, sizeof(*c->osrc)))
 		return;
-	c->osrc[c->n] = c->cur;
+	c->osrc[c->n] = c->cur | c->mark;
 	c->o[c->n++] = insn;
+	/* A function's first insn only; then code of the pass again. */
+	c->mark = BPFA_SRC_ADDED;
 }
 
 static __u32 new_label(struct pctx *c)
@@ -1961,7 +1964,10 @@ static struct bpf_insn I(__u8 code, __u8 d, __u8 s, __s16 off, __s32 imm)
 
 static void put_ldimm64_copy(struct pctx *c, __u32 i)
 {
+	__u32 mark = c->mark;
+
 	put(c, c->in[i]);
+	c->mark = mark;		/* both halves alike */
 	put(c, c->in[i + 1]);
 }
 
@@ -1993,11 +1999,15 @@ static void put_insn(struct pctx *c, __u32 i, __u32 lbl)
 {
 	const struct bpf_insn *insn = &c->in[i];
 
+	/* A copy of the input's insn: the log names it as the user's. */
+	c->mark = 0;
 	if (bpfa_is_pfunc(insn) || bpfa_is_pcall(insn)) {
 		/* Calls and callbacks reach the callee's prologue. */
 		put_fix(c, *insn, L_ENTRY(c, (__u32)(i + 1 + insn->imm)), FX_CALL);
-		if (bpfa_is_pfunc(insn))
+		if (bpfa_is_pfunc(insn)) {
+			c->mark = 0;
 			put(c, insn[1]);
+		}
 		return;
 	}
 	if (bpfa_is_ldimm64(insn)) {
@@ -2147,6 +2157,17 @@ static __u32 body_edge(struct pctx *c, const struct loop *l, struct edge *ed, __
 	return ed[(*ned)++].lbl;
 }
 
+/* BPFA_SRC_ITER if loop l holds an iterator's mark (bpf_for/bpf_repeat). */
+static __u32 loop_kind(const struct pctx *c, const struct loop *l)
+{
+	__u32 i;
+
+	for (i = l->h; i <= l->b; i++)
+		if (!c->second[i] && member(c, l, i) && bpfa_is_iter_mark(&c->in[i]))
+			return BPFA_SRC_ITER;
+	return 0;
+}
+
 static void put_body(struct pctx *c, const struct loop *l)
 {
 	const __u32 *ety = &c->ty[l->e * NREGS];
@@ -2165,7 +2186,8 @@ static void put_body(struct pctx *c, const struct loop *l)
 	for (i = l->h; i <= l->b; i++)
 		if (!c->second[i] && member(c, l, i))
 			c->tlow[c->scc[i] - 1]++;
-	c->cur = l->e;
+	c->cur = l->h;
+	c->mark = BPFA_SRC_ADDED | BPFA_SRC_BODY | loop_kind(c, l);
 	set_label(c, l->body_lbl);
 	/* The frame argument is PTR_TO_MEM_OR_NULL: never NULL from the callers. */
 	put(c, I(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_1, 0, 2, 0));
@@ -2502,54 +2524,99 @@ static __u32 bt_added(struct pctx *c, struct btfw *w, bool main_func)
 	return b + 4;
 }
 
+/* Bytes of the type at types[pos, len) of a validated blob; 0 if it cannot be walked. */
+static __u32 btf_type_len(const __u8 *types, __u32 len, __u32 pos)
+{
+	const struct btf_type *t = (const void *)(types + pos);
+	__u32 vlen, add;
+
+	if (len - pos < sizeof(*t))
+		return 0;
+	vlen = BTF_INFO_VLEN(t->info);
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		add = 4;
+		break;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+		add = 0;
+		break;
+	case BTF_KIND_ARRAY:
+		add = sizeof(struct btf_array);
+		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		add = vlen * sizeof(struct btf_member);
+		break;
+	case BTF_KIND_ENUM:
+		add = vlen * sizeof(struct btf_enum);
+		break;
+	case BTF_KIND_ENUM64:
+		add = vlen * 12;
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		add = vlen * sizeof(struct btf_param);
+		break;
+	case BTF_KIND_DATASEC:
+		add = vlen * sizeof(struct btf_var_secinfo);
+		break;
+	default:
+		return 0;
+	}
+	if (len - pos - sizeof(*t) < add)
+		return 0;
+	return sizeof(*t) + add;
+}
+
 /* Number of types in a blob the kernel already validated; 0 if it cannot be walked. */
 static __u32 btf_count_types(const __u8 *types, __u32 len, __u32 *offs, __u32 cap)
 {
-	__u32 pos = 0, n = 0, vlen, add;
+	__u32 pos = 0, n = 0, add;
 
 	while (pos < len) {
 		if (offs && n < cap)
 			offs[n] = pos;
-		const struct btf_type *t = (const void *)(types + pos);
-
-		if (len - pos < sizeof(*t))
+		add = btf_type_len(types, len, pos);
+		if (!add)
 			return 0;
-		vlen = BTF_INFO_VLEN(t->info);
-		switch (BTF_INFO_KIND(t->info)) {
-		case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-			add = 4;
-			break;
-		case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-		case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-		case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
-			add = 0;
-			break;
-		case BTF_KIND_ARRAY:
-			add = sizeof(struct btf_array);
-			break;
-		case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-			add = vlen * sizeof(struct btf_member);
-			break;
-		case BTF_KIND_ENUM:
-			add = vlen * sizeof(struct btf_enum);
-			break;
-		case BTF_KIND_ENUM64:
-			add = vlen * 12;
-			break;
-		case BTF_KIND_FUNC_PROTO:
-			add = vlen * sizeof(struct btf_param);
-			break;
-		case BTF_KIND_DATASEC:
-			add = vlen * sizeof(struct btf_var_secinfo);
-			break;
-		default:
-			return 0;
-		}
-		if (len - pos - sizeof(*t) < add)
-			return 0;
-		pos += sizeof(*t) + add;
+		pos += add;
 		n++;
 	}
+	return n;
+}
+
+bool bpfa_loops_func_name(const struct bpfa_loops_result *res, __u32 type_id, char *buf,
+			  __u32 size)
+{
+	const __u8 *types, *strs;
+	struct btf_header h;
+	__u32 pos = 0, id, add, off, n;
+	const struct btf_type *t;
+
+	if (!res->btf || res->btf_size < sizeof(h) || !size || !type_id)
+		return false;
+	memcpy(&h, res->btf, sizeof(h));
+	if (h.hdr_len < sizeof(h) || h.hdr_len > res->btf_size ||
+	    (__u64)h.type_off + h.type_len > res->btf_size - h.hdr_len ||
+	    (__u64)h.str_off + h.str_len > res->btf_size - h.hdr_len)
+		return false;
+	types = (const __u8 *)res->btf + h.hdr_len + h.type_off;
+	strs = (const __u8 *)res->btf + h.hdr_len + h.str_off;
+	for (id = 1; id < type_id; id++) {
+		add = btf_type_len(types, h.type_len, pos);
+		if (!add || pos + add >= h.type_len)
+			return false;
+		pos += add;
+	}
+	if (!btf_type_len(types, h.type_len, pos))
+		return false;
+	t = (const void *)(types + pos);
+	off = t->name_off;
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC || off >= h.str_len)
+		return false;
+	for (n = 0; off + n < h.str_len && strs[off + n] && n + 1 < size; n++)
+		buf[n] = (char)strs[off + n];
+	buf[n] = '\0';
 	return n;
 }
 
@@ -2734,6 +2801,7 @@ static int emit(struct pctx *c)
 	}
 	if (c->err)
 		return c->err;
+	c->mark = BPFA_SRC_ADDED;
 	for (k = 0; k < c->nfn && !c->err; k++) {
 		f = &c->funcs[k];
 		c->cur = f->start;
@@ -2770,7 +2838,9 @@ static int emit(struct pctx *c)
 	}
 	for (k = 0; k < c->nloops && !c->err; k++) {
 		l = &c->loops[k];
-		c->cur = l->e;
+		/* The generated functions stand for the loop at its head. */
+		c->cur = l->h;
+		c->mark = BPFA_SRC_ADDED | BPFA_SRC_CB | loop_kind(c, l);
 		l->cb_pos = c->n;
 		put_cb(c, l);
 		l->body_pos = c->n;
@@ -2923,7 +2993,7 @@ static int too_deep(const struct bpfa_loops_env *env, struct bpfa_loops_result *
 			continue;
 		if (bpfa_is_iter_mark(&res->insns[k]))
 			what = "bpf_for/bpf_repeat ";
-		i = pre ? pre[k] : k;
+		i = pre ? pre[k] & BPFA_SRC_IDX_MASK : k;
 		break;
 	}
 	/* The largest original insn whose lowered sequence starts at or before i. */
@@ -2980,8 +3050,13 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 			*res = nres;
 			break;
 		}
-		for (j = 0; j < nres.len; j++)	/* output -> lowered insn */
-			osrc[j] = osrc[j] < res->len ? pre[osrc[j]] : 0;
+		/* output -> lowered insn; flags of every round kept */
+		for (j = 0; j < nres.len; j++) {
+			__u32 idx = osrc[j] & BPFA_SRC_IDX_MASK;
+
+			osrc[j] = (osrc[j] & ~BPFA_SRC_IDX_MASK) |
+				  (idx < res->len ? pre[idx] : 0);
+		}
 		nres.loops += res->loops;
 		*res = nres;
 		env->free(env->ctx, pre);
@@ -2989,7 +3064,9 @@ int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, _
 		pre = osrc;
 		ext = oext;
 	}
-	if (pre)
+	if (!err)
+		res->src = pre;
+	else if (pre)
 		env->free(env->ctx, pre);
 	if (ext)
 		env->free(env->ctx, ext);
@@ -3006,6 +3083,9 @@ void bpfa_loops_free(const struct bpfa_loops_env *env, struct bpfa_loops_result 
 		env->free(env->ctx, res->func_info);
 	if (res->line_info)
 		env->free(env->ctx, res->line_info);
+	if (res->src)
+		env->free(env->ctx, res->src);
+	res->src = NULL;
 	res->line_info = NULL;
 	res->insns = NULL;
 	res->btf = NULL;

@@ -81,9 +81,26 @@ struct bpfa_loops_env {
 	bool ctx_mem;
 };
 
+/*
+ * Where each output instruction came from, for the translation of the
+ * verifier's log into the user's numbers (module/prog_log.c): the input
+ * (lowered) instruction it copies or was emitted for, and flags.
+ */
+#define BPFA_SRC_IDX_MASK	0x0fffffffu
+#define BPFA_SRC_ADDED		(1u << 31)	/* emitted by the pass: not a copy */
+#define BPFA_SRC_BODY		(1u << 30)	/* first insn of a loop's body function */
+#define BPFA_SRC_CB		(1u << 29)	/* first insn of a loop's bpf_loop callback */
+#define BPFA_SRC_ITER		(1u << 28)	/* with BODY or CB: a bpf_for/bpf_repeat loop */
+
 struct bpfa_loops_result {
 	struct bpf_insn *insns;		/* env->zalloc'ed */
 	__u32 len;
+	/*
+	 * len entries, env->zalloc'ed: output insn -> lowered insn (the index
+	 * is BPFA_SRC_IDX_MASK's bits; with BODY or CB: the loop's head) and
+	 * BPFA_SRC_* flags.
+	 */
+	__u32 *src;
 	void *btf;			/* generated BTF blob (env->zalloc'ed) */
 	__u32 btf_size;
 	struct bpf_func_info *func_info;	/* one per subprogram, env->zalloc'ed */
@@ -103,6 +120,10 @@ struct bpfa_loops_result {
  */
 int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
 	       struct bpfa_loops_result *res);
+
+/* The name of the FUNC type_id in res->btf into buf (size bytes); false if none. */
+bool bpfa_loops_func_name(const struct bpfa_loops_result *res, __u32 type_id, char *buf,
+			  __u32 size);
 
 /* Frees what a successful bpfa_loops() returned. */
 void bpfa_loops_free(const struct bpfa_loops_env *env, struct bpfa_loops_result *res);

@@ -188,7 +188,7 @@ $(BUILD)/tests/arena_skel_test: $(TOP)/tests/arena_skel_test.c $(AG_SKELS) $(LIB
 # explicit rules override the generic $(BUILD)/tests/% rule, which links the
 # system libbpf 1.1.
 LOOPS_PROG_NAMES := arena_loops_clang arena_bpf_for arena_bpf_for_refused arena_bpf_for_probe \
-	arena_bpf_for_adv
+	arena_bpf_for_adv arena_log_xlate
 LOOPS_OBJS := $(foreach p,$(LOOPS_PROG_NAMES),$(BPF_OUT)/$(p).bpf.o)
 LOOPS_BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Werror -I$(LIBBPF_BPO_INC) \
 	-I/usr/include/$(shell $(CC) -dumpmachine)
@@ -217,6 +217,16 @@ $(BUILD)/tests/arena_bpf_for_test: $(TOP)/tests/arena_bpf_for_test.c \
 		$(wildcard $(TOP)/tests/include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
+		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
+
+# A program refused inside a loop body: the verifier log in the user's numbers.
+$(BPF_OUT)/arena_log_xlate.bpf.o: $(PROGS_DIR)/arena_log_xlate.h
+
+$(BUILD)/tests/arena_log_xlate_test: $(TOP)/tests/arena_log_xlate_test.c \
+		$(BPF_OUT)/arena_log_xlate.bpf.o $(PROGS_DIR)/arena_log_xlate.h $(LIBBPF_BPO_A) \
+		$(wildcard $(TOP)/tests/include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -I$(PROGS_DIR) -DBPF_OBJ_DIR='"$(BPF_OUT)"' \
 		-o $@ $< $(LIBBPF_BPO_LIBS) -lpthread
 
 # A non-arena program that feature-probes bpf_iter_num_new.

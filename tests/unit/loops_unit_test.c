@@ -18,6 +18,7 @@
 #include <linux/btf.h>
 
 #include "loops.h"
+#include "log_xlate.h"
 #include "bpf_interp.h"
 #include "rewrite_env.h"
 #include "ctx_join_prog.h"
@@ -992,6 +993,176 @@ TEST(ctx_as_memory_through_a_join)
 	EXPECT_NE(0, err) TH_LOG("variable-offset context access through a join loads");
 	if (!err)
 		bpfa_loops_free(t_env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+/*
+ * The source map (res.src) of the verifier log's translation: every output
+ * insn names an input insn; copies are the input's insn; the generated
+ * functions start with BODY or CB at the loop's head.
+ */
+static void check_src(struct __test_metadata *_metadata, const struct bpf_insn *in,
+		      __u32 in_len, const struct bpfa_loops_result *res, __u32 head)
+{
+	__u32 j, k, nbody = 0, ncb = 0;
+
+	ASSERT_NE(NULL, res->src);
+	for (j = 0; j < res->len; j++) {
+		__u32 idx = res->src[j] & BPFA_SRC_IDX_MASK;
+
+		ASSERT_LT(idx, in_len);
+		if (!(res->src[j] & BPFA_SRC_ADDED))
+			EXPECT_EQ(in[idx].code, res->insns[j].code) TH_LOG("output %u", j);
+	}
+	for (k = 1; k < res->func_info_cnt; k++) {
+		__u32 s = res->func_info[k].insn_off;
+
+		if (res->src[s] & BPFA_SRC_BODY)
+			nbody++;
+		if (res->src[s] & BPFA_SRC_CB)
+			ncb++;
+		if (head != ~0u)
+			EXPECT_EQ(head, res->src[s] & BPFA_SRC_IDX_MASK);
+	}
+	EXPECT_EQ(res->loops, nbody);
+	EXPECT_EQ(res->loops, ncb);
+}
+
+TEST(source_map_one_loop)
+{
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, ARRAY_SIZE(sum_prog), &res));
+	check_src(_metadata, sum_prog, ARRAY_SIZE(sum_prog), &res, 4);
+	bpfa_loops_free(&env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+TEST(source_map_nested_loops)
+{
+	struct bpfa_loops_result res;
+
+	ASSERT_EQ(0, bpfa_loops(&env, nested_prog, ARRAY_SIZE(nested_prog), &res));
+	check_src(_metadata, nested_prog, ARRAY_SIZE(nested_prog), &res, ~0u);
+	bpfa_loops_free(&env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+static bool t_where(void *ctx __attribute__((unused)), __u32 u, char *buf, __u32 size)
+{
+	snprintf(buf, size, "t.bpf.c:%u", 100 + u);
+	return true;
+}
+
+/* The output position of input insn i's copy (not added code). */
+static __u32 out_of(const struct bpfa_loops_result *res, __u32 i)
+{
+	__u32 j;
+
+	for (j = 0; j < res->len; j++)
+		if (!(res->src[j] & BPFA_SRC_ADDED) && (res->src[j] & BPFA_SRC_IDX_MASK) == i)
+			return j;
+	return ~0u;
+}
+
+TEST(log_in_user_numbers)
+{
+	struct bpfa_xlate x = { .where = t_where };
+	struct bpfa_xlate_fn fns[8];
+	struct bpfa_loops_result res;
+	char in[1024], out[2048];
+	__u32 f6, body = ~0u, k, kb = 0;
+	__u64 n;
+
+	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, ARRAY_SIZE(sum_prog), &res));
+	x.src = res.src;
+	x.len = res.len;
+	x.fns = fns;
+	x.nfns = bpfa_xlate_loop_fns(&res, &x, fns, 8);
+	ASSERT_EQ(2, x.nfns);
+	for (k = 0; k < x.nfns; k++) {
+		EXPECT_EQ(4, fns[k].head);
+		EXPECT_EQ(0, strncmp(fns[k].name, "bpfa_loop_", 10));
+		if (fns[k].body) {
+			body = fns[k].func;
+			kb = k;
+		}
+	}
+	ASSERT_NE(~0u, body);
+	f6 = out_of(&res, 6);
+	ASSERT_NE(~0u, f6);
+	snprintf(in, sizeof(in),
+		 "%u: (0f) r6 += r7\nfrom %u to %u: R1=1\nFunc#%u is global and valid. Skipping.\n"
+		 "%s() x\n0: (b7) r0 = 0\ninfinite loop detected at insn %u\n"
+		 "processed 12 insns\n9999: junk insn 4294967296 func#77 pc+\n"
+		 "Validating %s() func#%u...\n; sum += i;\n%u: (0f) r6 += r7\n",
+		 f6, f6, f6, body, fns[0].name, f6, fns[kb].name, body, f6);
+	n = bpfa_xlate_log(&x, in, strlen(in), out, sizeof(out));
+	EXPECT_EQ(strlen(out), n);
+	EXPECT_NE(NULL, strstr(out, "\n6: (0f) r6 += r7\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nfrom 6 to 6: R1=1\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out,
+		"The body of the may_goto (can_loop/cond_break) loop at insn 4 (t.bpf.c:104) is global"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "infinite loop detected at insn 6 (t.bpf.c:106)\n"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "bpfa_loop")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out,
+		"\nValidating the body of the may_goto (can_loop/cond_break) loop at insn 4 (t.bpf.c:104)...\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n; sum += i; @ t.bpf.c:106\n6: (0f)")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "9999: junk insn 4294967296 func#77 pc+\n")) TH_LOG("%s", out);
+	/* main's prologue: code the pass added */
+	EXPECT_NE(NULL, strstr(out, "N+ is code bpf_arena added")) TH_LOG("%s", out);
+	/* Truncation: the beginning, NUL-terminated; the length needed is the same. */
+	memset(out, 'x', sizeof(out));
+	EXPECT_EQ(n, bpfa_xlate_log(&x, in, strlen(in), out, 16));
+	EXPECT_EQ(15, strlen(out));
+	EXPECT_EQ(n, bpfa_xlate_log(&x, in, strlen(in), NULL, 0));
+	bpfa_loops_free(&env, &res);
+	EXPECT_EQ(0, live_allocs);
+}
+
+/* Any bytes: never past the buffers (ASan), always NUL-terminated. */
+TEST(log_translation_of_random_text)
+{
+	static const char *const frags[] = {
+		"insn ", "from ", " to ", "func#", "Func#", " @", "pc+", "pc-", "caller at ",
+		"bpfa_loop_body_0", "bpfa_loop_", ": ", "\n", "99999999999", "4294967295", "7",
+		"0", "-", "x", "\0",
+	};
+	struct bpfa_xlate_fn fns[8];
+	struct bpfa_loops_result res;
+	struct bpfa_xlate x = { .where = t_where };
+	__u32 lowered[16] = { 0, 1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+	char in[512], out[300];
+	int round, i;
+
+	ASSERT_EQ(0, bpfa_loops(&env, sum_prog, ARRAY_SIZE(sum_prog), &res));
+	x.src = res.src;
+	x.len = res.len;
+	x.new_idx = lowered;
+	x.old_len = 10;
+	x.fns = fns;
+	x.nfns = bpfa_xlate_loop_fns(&res, &x, fns, 8);
+	srand(7);
+	for (round = 0; round < 20000; round++) {
+		size_t n = 0, len = (size_t)(rand() % 400);
+
+		while (n < len) {
+			const char *f = frags[rand() % ARRAY_SIZE(frags)];
+			size_t l = strlen(f) ? strlen(f) : 1;
+
+			if (n + l > len)
+				break;
+			memcpy(in + n, f, l);
+			n += l;
+		}
+		i = rand() % (int)sizeof(out);
+		bpfa_xlate_log(&x, in, n, out, (__u64)i + 1);
+		ASSERT_LE(strlen(out), (size_t)i);
+	}
+	bpfa_loops_free(&env, &res);
 	EXPECT_EQ(0, live_allocs);
 }
 
