@@ -25,6 +25,7 @@
 #include "arena.h"
 #include "prog_fault.h"
 #include "hook.h"
+#include "ksyms.h"
 #include "prog_ctx.h"
 #include "raise.h"
 
@@ -102,6 +103,60 @@ static struct arena_hook hooks[NR_HOOKS] = {
 	},
 };
 
+/*
+ * "file:line" of insn i of prog (the program or a func[i] copy), from the
+ * line_info the verifier kept in step with its own rewrites; false without.
+ * The raise sees the program after those rewrites, whose numbers are
+ * neither the user's nor the lowered program's: the source line is what
+ * names the place in the user's terms.
+ */
+static bool jit_where(const struct bpf_prog *prog, u32 i, char *buf, size_t size)
+{
+	const struct bpf_prog_aux *aux = prog->aux;
+	const struct bpf_line_info *li = NULL;
+	const char *file, *base;
+	u32 k, at;
+
+	if (!aux->linfo || !aux->btf || aux->linfo_idx >= aux->nr_linfo)
+		return false;
+	/* A function's first line_info is at its first insn (check_btf_line()). */
+	at = aux->linfo[aux->linfo_idx].insn_off + i;
+	for (k = aux->linfo_idx; k < aux->nr_linfo && aux->linfo[k].insn_off <= at; k++)
+		li = &aux->linfo[k];
+	if (!li)
+		return false;
+	file = ksyms.btf_name_by_offset(aux->btf, li->file_name_off);
+	if (!file || !*file)
+		return false;
+	base = strrchr(file, '/');
+	snprintf(buf, size, "%.48s:%u", base ? base + 1 : file,
+		 BPF_LINE_INFO_LINE_NUM(li->line_col));
+	return true;
+}
+
+/*
+ * The raise's refusal for the user's log: res->msg ("bpf_arena: insn N:
+ * text") with the place said as a source line, or as an insn of the
+ * program as the verifier left it when there is no line_info.
+ */
+static void jit_refusal(const struct bpf_prog *prog, const struct bpfa_raise_result *res,
+			char *msg, size_t size)
+{
+	const char *text = strstr(res->msg, ": ");
+	char where[64];
+
+	text = text ? strstr(text + 2, ": ") : NULL;
+	if (!text) {
+		strscpy(msg, res->msg, size);
+		return;
+	}
+	if (jit_where(prog, res->err_insn, where, sizeof(where)))
+		snprintf(msg, size, "bpf_arena: at %s: %s", where, text + 2);
+	else
+		snprintf(msg, size, "bpf_arena: insn %u of the program as verified: %s",
+			 res->err_insn, text + 2);
+}
+
 static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 {
 	struct bpf_prog *(*orig)(struct bpf_prog *prog) = (void *)hooks[HOOK_JIT].orig;
@@ -129,7 +184,7 @@ static struct bpf_prog *jit_compile(struct bpf_prog *prog)
 	if (err) {
 		/* Not JITed: the load fails (see prog_load.c), nothing runs. */
 		ctx->err = err;
-		strscpy(ctx->msg, res.msg, sizeof(ctx->msg));
+		jit_refusal(prog, &res, ctx->msg, sizeof(ctx->msg));
 		return prog;
 	}
 	ctx->raised += res.raised;

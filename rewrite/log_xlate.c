@@ -407,7 +407,8 @@ static void xlate_all(struct wr *w, const struct bpfa_xlate *x, const char *in, 
 	}
 }
 
-#define LEGEND "bpf_arena: insn numbers are your program's; N+ is code bpf_arena added for insn N\n"
+/* Not "bpf_arena: ...": that prefix says the module refused the program. */
+#define LEGEND "insn numbers are your program's; N+ is code bpf_arena added for insn N\n"
 
 __u64 bpfa_xlate_log(const struct bpfa_xlate *x, const char *in, __u64 in_len,
 		     char *out, __u64 out_size)
