@@ -24,11 +24,20 @@
  * program's BTF (line_info file names) is the one the snapshot's fd names,
  * validated by btf_parse(); every string offset is checked against it.
  * Allocations are charged to the caller's memory cgroup.
+ *
+ * The caller also chooses the cost: every line of the log may name a source
+ * line and a generated function.  Each such name costs a bounded number of
+ * steps (the file name is looked at for FILE_SCAN_MAX bytes, not for its
+ * length, up to the BTF's 16 MiB), the translation is never longer than
+ * XLATE_MAX either (a token of 7 bytes can become a sentence of 150), and
+ * the scan reschedules and stops for a fatal signal.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bpf.h>
 #include <linux/btf.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -44,6 +53,8 @@
 #define XLATE_CHUNK		(64u << 10)
 #define XLATE_FNS_MAX		(2 * 16 * BPFA_LOOPS_MAX_DEPTH)
 #define FILE_NAME_MAX		48
+/* A longer file name has no "file:line": its end is not looked for. */
+#define FILE_SCAN_MAX		256
 
 struct where_ctx {
 	const u8 *linfo;		/* the lowered program's line_info (kernel copy) */
@@ -85,11 +96,12 @@ static bool where(void *ctx, u32 u, char *buf, u32 size)
 	off = li->file_name_off;
 	if (!off || off >= w->str_len)
 		return false;
-	/* The section ends with a NUL (btf_parse_str_sec()). */
 	file = w->strs + off;
-	n = strnlen(file, w->str_len - off);
-	base = strrchr(file, '/');
-	base = base ? base + 1 : file;
+	n = strnlen(file, min_t(u32, w->str_len - off, FILE_SCAN_MAX));
+	if (n == FILE_SCAN_MAX)
+		return false;
+	for (base = file + n; base > file && base[-1] != '/'; base--)
+		;
 	n -= base - file;
 	snprintf(buf, size, "%.*s:%u", (int)min_t(u32, n, FILE_NAME_MAX), base,
 		 BPF_LINE_INFO_LINE_NUM(li->line_col));
@@ -134,6 +146,13 @@ static void where_init(const struct prog_load *pl, const struct bpfa_lower_resul
 	w->rec_size = rec_size;
 	w->new_idx = res->new_idx;
 	w->old_len = pl->len;
+}
+
+/* Between steps of the translation: other tasks run, a killed caller stops. */
+static bool xlate_stop(void *ctx)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
 }
 
 /*
@@ -213,15 +232,22 @@ void prog_log_translate(const struct prog_load *pl, const struct bpfa_lower_resu
 		x.where = where;
 		x.ctx = &wc;
 	}
+	x.stop = xlate_stop;
 	need = bpfa_xlate_log(&x, in, len, NULL, 0);
-	/* A log that fit stays one that fits: else the verifier's own. */
-	if (need > size - 1 && !full)
+	if (need == BPFA_XLATE_STOPPED)
+		goto out;
+	/*
+	 * A log that fit stays one that fits: else the verifier's own.  A full
+	 * log is at most XLATE_MAX + 1 bytes (read_log()), and so is any copy.
+	 */
+	if (!full && (need > size - 1 || need > XLATE_MAX))
 		goto out;
 	out_size = min_t(u64, need, size - 1) + 1;
 	out = kvmalloc(out_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!out)
 		goto out;
-	bpfa_xlate_log(&x, in, len, out, out_size);
+	if (bpfa_xlate_log(&x, in, len, out, out_size) == BPFA_XLATE_STOPPED)
+		goto out;
 	if (strcmp(in, out) && !copy_to_user(ubuf, out, strlen(out)))
 		put_user('\0', ubuf + strlen(out));
 out:

@@ -35,7 +35,17 @@ struct wr {
 	char *out;
 	__u64 size, n;
 	bool added_seen;
+	bool stopped;
+	__u32 steps;
 };
+
+/* One step of the scan; false once x->stop said to stop. */
+static bool step(struct wr *w, const struct bpfa_xlate *x)
+{
+	if (++w->steps % BPFA_XLATE_STEPS == 0 && x->stop && !w->stopped)
+		w->stopped = x->stop(x->ctx);
+	return !w->stopped;
+}
 
 static void put_mem(struct wr *w, const char *s, __u64 len)
 {
@@ -283,8 +293,9 @@ static __u32 put_name(struct wr *w, const struct bpfa_xlate *x, const char *p, c
 
 	while (p + n < end && is_word(p[n]))
 		n++;
+	/* The name's length first: no scan of every name for every word. */
 	for (i = 0; i < x->nfns; i++)
-		if (strlen(x->fns[i].name) == n && !memcmp(x->fns[i].name, p, n))
+		if (n < BPFA_XLATE_NAME_LEN && !x->fns[i].name[n] && !memcmp(x->fns[i].name, p, n))
 			break;
 	if (i < x->nfns)
 		put_fn(w, x, &x->fns[i], false);
@@ -315,7 +326,7 @@ static void xlate_line(struct wr *w, const struct bpfa_xlate *x, const char *s, 
 		put_line_num(w, x, f, p, nd);
 		p += nd;
 	}
-	while (p < end) {
+	while (p < end && step(w, x)) {
 		bool boundary = p == s || !is_word(p[-1]);
 
 		n = 0;
@@ -396,7 +407,7 @@ static void xlate_all(struct wr *w, const struct bpfa_xlate *x, const char *in, 
 {
 	const char *p = in, *end = in + in_len, *nl;
 
-	while (p < end) {
+	while (p < end && step(w, x)) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		xlate_line(w, x, p, nl ? nl : end);
 		if (!nl)
@@ -413,20 +424,23 @@ static void xlate_all(struct wr *w, const struct bpfa_xlate *x, const char *in, 
 __u64 bpfa_xlate_log(const struct bpfa_xlate *x, const char *in, __u64 in_len,
 		     char *out, __u64 out_size)
 {
-	struct wr probe = { NULL, 0, 0, false };
-	struct wr w = { out, out_size, 0, false };
+	struct wr probe = { NULL, 0, 0, false, false, 0 };
+	struct wr w = { out, out_size, 0, false, false, 0 };
 	const char *nul = memchr(in, '\0', (size_t)in_len);
 
 	if (nul)
 		in_len = (__u64)(nul - in);
 	/* The legend first, when a line says "N+": one pass to know. */
 	xlate_all(&probe, x, in, in_len);
+	if (probe.stopped)
+		return BPFA_XLATE_STOPPED;
 	if (probe.added_seen)
 		put_str(&w, LEGEND);
+	if (!out_size)
+		return w.n + probe.n;
 	xlate_all(&w, x, in, in_len);
-	if (out_size)
-		out[w.n < out_size - 1 ? w.n : out_size - 1] = '\0';
-	return w.n;
+	out[w.n < out_size - 1 ? w.n : out_size - 1] = '\0';
+	return w.stopped ? BPFA_XLATE_STOPPED : w.n;
 }
 
 __u32 bpfa_xlate_loop_fns(const struct bpfa_loops_result *res, const struct bpfa_xlate *x,

@@ -45,13 +45,25 @@ struct bpfa_xlate {
 	 */
 	bool (*where)(void *ctx, __u32 u, char *buf, __u32 size);
 	void *ctx;
+	/*
+	 * Asked every BPFA_XLATE_STEPS steps of the scan (a line or a token):
+	 * true stops the translation (BPFA_XLATE_STOPPED).  The kernel
+	 * reschedules here and stops for a fatal signal: a log of crafted
+	 * text is up to 16 MiB.  May be NULL.
+	 */
+	bool (*stop)(void *ctx);
 };
+
+#define BPFA_XLATE_STEPS	1024
+#define BPFA_XLATE_STOPPED	(~0ull)
 
 /*
  * The translation of the log text in[0, in_len) (NUL bytes end it) into
  * out[0, out_size): at most out_size - 1 bytes and a NUL.  Returns the
  * length the whole translation needs, without the NUL: more than
- * out_size - 1 means out holds only its beginning.
+ * out_size - 1 means out holds only its beginning; BPFA_XLATE_STOPPED if
+ * x->stop stopped it (out then holds no translation to use).  Without out
+ * (out_size 0) the text is scanned once, else twice.
  */
 __u64 bpfa_xlate_log(const struct bpfa_xlate *x, const char *in, __u64 in_len,
 		     char *out, __u64 out_size);

@@ -11,10 +11,15 @@
  *  - a hand-written may_goto loop refused in its body: exact numbers;
  *  - log_level 0: nothing written; a 128-byte log: ENOSPC, cut, still
  *    NUL-terminated; a log buffer a sibling thread scribbles on: the same
- *    answer every time (the VM runner fails on any WARN or oops).
+ *    answer every time (the VM runner fails on any WARN or oops);
+ *  - the translation's cost: a megabyte-long file name in the BTF costs no
+ *    more per "insn N" than a short one; a log whose translation would be
+ *    longer than 16 MiB stays as it is (the kernel copy is bounded).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +255,173 @@ TEST(log_changed_by_a_sibling_thread)
 	s.stop = true;
 	pthread_join(t, NULL);
 	EXPECT_EQ(300, i) TH_LOG("load %d: %d", i, r);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * BTF [1] int, [2] int (void), [3] FUNC main, whose string section ends with
+ * "/aaa...a" (name_len a's), the file name of the line_info below.
+ */
+#define NAME_OFF	10	/* "\0int\0main\0" */
+static int btf_long_file_name(size_t name_len)
+{
+	static const __u32 t[] = {
+		1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,	/* [1] int */
+		0, BTF_KIND_FUNC_PROTO << 24, 1,			/* [2] */
+		5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2,		/* [3] main */
+	};
+	size_t str_len = NAME_OFF + 1 + name_len + 1;
+	size_t size = sizeof(struct btf_header) + sizeof(t) + str_len;
+	struct btf_header *h = calloc(1, size);
+	char *s = (char *)(h + 1) + sizeof(t);
+	union bpf_attr attr;
+	long fd;
+
+	if (!h)
+		return -ENOMEM;
+	h->magic = BTF_MAGIC;
+	h->version = BTF_VERSION;
+	h->hdr_len = sizeof(*h);
+	h->type_len = sizeof(t);
+	h->str_off = sizeof(t);
+	h->str_len = str_len;
+	memcpy(h + 1, t, sizeof(t));
+	memcpy(s, "\0int\0main\0/", NAME_OFF + 1);
+	memset(s + NAME_OFF + 1, 'a', name_len);
+	memset(&attr, 0, sizeof(attr));
+	attr.btf = ptr_u64(h);
+	attr.btf_size = size;
+	fd = bpf_sys(BPF_BTF_LOAD, &attr);
+	free(h);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* may_goto_prog with func_info and a line_info naming the BTF's file; its seconds. */
+static double load_timed(int btf_fd, char *log, unsigned int size)
+{
+	struct bpf_func_info fi = { 0, 3 };
+	struct bpf_line_info li = { 0, NAME_OFF, 5, 7 << 10 };
+	union bpf_attr attr;
+	double t0;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+	attr.prog_flags = BPF_F_SLEEPABLE;
+	attr.insns = ptr_u64(may_goto_prog);
+	attr.insn_cnt = ARRAY_SIZE(may_goto_prog);
+	attr.license = ptr_u64("GPL");
+	attr.log_buf = ptr_u64(log);
+	attr.log_size = size;
+	attr.log_level = 1;
+	attr.prog_btf_fd = btf_fd;
+	attr.func_info = ptr_u64(&fi);
+	attr.func_info_rec_size = sizeof(fi);
+	attr.func_info_cnt = 1;
+	attr.line_info = ptr_u64(&li);
+	attr.line_info_rec_size = sizeof(li);
+	attr.line_info_cnt = 1;
+	t0 = now_s();
+	fd = bpf_sys(BPF_PROG_LOAD, &attr);
+	if (fd >= 0)
+		close((int)fd);
+	return now_s() - t0;
+}
+
+/*
+ * A log buffer the verifier cannot write (read-only) but the translation
+ * reads: text of the caller's choosing, each "insn 0" naming the source
+ * line of insn 0, whose file name is 1 MiB long.  The name's length must
+ * not multiply the cost of each line (16 MiB of such lines would hold the
+ * CPU for hours otherwise).
+ */
+TEST(long_file_name_costs_no_more)
+{
+	const unsigned int lines = 64, size = 1 << 16;
+	int short_fd, long_fd, i;
+	double t_short, t_long;
+	char *log;
+
+	log = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, log);
+	for (i = 0; i < (int)lines; i++)
+		memcpy(log + i * 7, "insn 0\n", 7);
+	log[lines * 7] = '\0';
+	ASSERT_EQ(0, mprotect(log, size, PROT_READ));
+	short_fd = btf_long_file_name(16);
+	ASSERT_LE(0, short_fd) TH_LOG("BTF: %d", short_fd);
+	long_fd = btf_long_file_name(1 << 20);
+	ASSERT_LE(0, long_fd) TH_LOG("BTF: %d", long_fd);
+	load_timed(short_fd, log, size);		/* warm */
+	t_short = load_timed(short_fd, log, size);
+	t_long = load_timed(long_fd, log, size);
+	printf("# %u lines: %.3f s with a 16-byte file name, %.3f s with 1 MiB\n",
+	       lines, t_short, t_long);
+	EXPECT_GT(3 * t_short + 0.5, t_long);
+	close(short_fd);
+	close(long_fd);
+	munmap(log, size);
+}
+
+struct restore {
+	volatile bool stop;
+	char *buf;
+	const char *text;
+};
+
+/* Puts the log's first bytes back after the verifier wrote its log there. */
+static void *restorer(void *arg)
+{
+	struct restore *r = arg;
+
+	while (!r->stop)
+		memcpy(r->buf, r->text, 1 << 16);
+	return NULL;
+}
+
+/*
+ * 2 MiB of "func#1,func#2," (the loop's generated functions) in a log of
+ * 64 MiB: each token becomes a sentence, the translation more than ten
+ * times the text.  Logs over 16 MiB stay as they are, so must a
+ * translation over 16 MiB: the kernel copy is never more than that.
+ */
+TEST(translation_longer_than_16_mib_is_not_made)
+{
+	const size_t text = 2 << 20, size = 64 << 20;
+	static char pattern[1 << 16];
+	struct restore r = { };
+	size_t i, longest = 0;
+	pthread_t t;
+	char *log;
+
+	log = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		   MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, log);
+	for (i = 0; i + 14 <= text; i += 14)
+		memcpy(log + i, "func#1,func#2,", 14);
+	log[i] = '\0';
+	r.buf = log;
+	r.text = pattern;
+	memcpy(pattern, log, sizeof(pattern));
+	ASSERT_EQ(0, pthread_create(&t, NULL, restorer, &r));
+	for (i = 0; i < 20; i++) {
+		load_level(log, size, 1);
+		if (strnlen(log, size) > longest)
+			longest = strnlen(log, size);
+		memcpy(log, pattern, sizeof(pattern));
+	}
+	r.stop = true;
+	pthread_join(t, NULL);
+	printf("# longest log after a load: %zu bytes\n", longest);
+	EXPECT_GE((size_t)16 << 20, longest);
+	munmap(log, size);
 }
 
 TEST_HARNESS_MAIN

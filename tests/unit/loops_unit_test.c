@@ -1166,4 +1166,64 @@ TEST(log_translation_of_random_text)
 	EXPECT_EQ(0, live_allocs);
 }
 
+static unsigned int stop_calls, stop_after;
+
+static bool t_stop(void *ctx __attribute__((unused)))
+{
+	return ++stop_calls > stop_after;
+}
+
+/*
+ * x->stop is asked every BPFA_XLATE_STEPS steps, lines or tokens alike (a
+ * log of one 16 MiB line too); true stops the translation: STOPPED, and
+ * no log to use.  Never true: the same translation as without.
+ */
+TEST(log_translation_stops_when_asked)
+{
+	const size_t len = 64 * BPFA_XLATE_STEPS;
+	struct bpfa_xlate x = { .where = t_where, .stop = t_stop };
+	char *in = malloc(len + 1), *out = malloc(4 * len), *ref = malloc(4 * len);
+	unsigned int per_pass;
+	__u64 n, m;
+	size_t i;
+	int k;
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, ref);
+	x.len = 16;
+	for (k = 0; k < 2; k++) {
+		/* "insn 3 insn 3 ...": one line; then "\n\n...": lines only */
+		for (i = 0; i < len; i++)
+			in[i] = k ? '\n' : "insn 3 "[i % 7];
+		in[len] = '\0';
+		x.stop = NULL;
+		n = bpfa_xlate_log(&x, in, len, ref, 4 * len);
+		ASSERT_NE(BPFA_XLATE_STOPPED, n);
+		x.stop = t_stop;
+		stop_calls = 0;
+		stop_after = ~0u;
+		m = bpfa_xlate_log(&x, in, len, out, 4 * len);
+		EXPECT_EQ(n, m);
+		EXPECT_EQ(0, strcmp(ref, out));
+		stop_calls = 0;
+		EXPECT_EQ(n, bpfa_xlate_log(&x, in, len, NULL, 0));
+		per_pass = stop_calls;
+		EXPECT_LE(len / 7 / BPFA_XLATE_STEPS, per_pass);
+		for (stop_after = 0; stop_after < 3; stop_after++) {
+			stop_calls = 0;
+			EXPECT_EQ(BPFA_XLATE_STOPPED, bpfa_xlate_log(&x, in, len, NULL, 0));
+			stop_calls = 0;
+			EXPECT_EQ(BPFA_XLATE_STOPPED, bpfa_xlate_log(&x, in, len, out, 4 * len));
+		}
+		/* Asked in the second pass only: stopped all the same. */
+		stop_calls = 0;
+		stop_after = per_pass;
+		EXPECT_EQ(BPFA_XLATE_STOPPED, bpfa_xlate_log(&x, in, len, out, 4 * len));
+	}
+	free(in);
+	free(out);
+	free(ref);
+}
+
 TEST_HARNESS_MAIN
