@@ -446,6 +446,7 @@ __u64 bpfa_xlate_log(const struct bpfa_xlate *x, const char *in, __u64 in_len,
 __u32 bpfa_xlate_loop_fns(const struct bpfa_loops_result *res, const struct bpfa_xlate *x,
 			  struct bpfa_xlate_fn *fns, __u32 cap)
 {
+	struct bpfa_btf_cursor cur = { 0 };
 	__u32 k, n = 0, start, flags;
 	struct bpfa_xlate_fn *fn;
 	bool added;
@@ -465,7 +466,8 @@ __u32 bpfa_xlate_loop_fns(const struct bpfa_loops_result *res, const struct bpfa
 		fn->start = start;
 		fn->body = flags & BPFA_SRC_BODY;
 		fn->iter = flags & BPFA_SRC_ITER;
-		bpfa_loops_func_name(res, res->func_info[k].type_id, fn->name, sizeof(fn->name));
+		bpfa_loops_func_name_at(res, &cur, res->func_info[k].type_id, fn->name,
+					sizeof(fn->name));
 		n++;
 	}
 	return n;

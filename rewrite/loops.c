@@ -2585,12 +2585,12 @@ static __u32 btf_count_types(const __u8 *types, __u32 len, __u32 *offs, __u32 ca
 	return n;
 }
 
-bool bpfa_loops_func_name(const struct bpfa_loops_result *res, __u32 type_id, char *buf,
-			  __u32 size)
+bool bpfa_loops_func_name_at(const struct bpfa_loops_result *res, struct bpfa_btf_cursor *cur,
+			     __u32 type_id, char *buf, __u32 size)
 {
 	const __u8 *types, *strs;
 	struct btf_header h;
-	__u32 pos = 0, id, add, off, n;
+	__u32 pos = 0, id = 1, add, off, n;
 	const struct btf_type *t;
 
 	if (!res->btf || res->btf_size < sizeof(h) || !size || !type_id)
@@ -2602,12 +2602,19 @@ bool bpfa_loops_func_name(const struct bpfa_loops_result *res, __u32 type_id, ch
 		return false;
 	types = (const __u8 *)res->btf + h.hdr_len + h.type_off;
 	strs = (const __u8 *)res->btf + h.hdr_len + h.str_off;
-	for (id = 1; id < type_id; id++) {
+	/* From where the last call stopped when that is not past type_id. */
+	if (cur->id && cur->id <= type_id && cur->pos < h.type_len) {
+		id = cur->id;
+		pos = cur->pos;
+	}
+	for (; id < type_id; id++) {
 		add = btf_type_len(types, h.type_len, pos);
 		if (!add || pos + add >= h.type_len)
 			return false;
 		pos += add;
 	}
+	cur->id = id;
+	cur->pos = pos;
 	if (!btf_type_len(types, h.type_len, pos))
 		return false;
 	t = (const void *)(types + pos);

@@ -121,9 +121,16 @@ struct bpfa_loops_result {
 int bpfa_loops(const struct bpfa_loops_env *env, const struct bpf_insn *insns, __u32 len,
 	       struct bpfa_loops_result *res);
 
-/* The name of the FUNC type_id in res->btf into buf (size bytes); false if none. */
-bool bpfa_loops_func_name(const struct bpfa_loops_result *res, __u32 type_id, char *buf,
-			  __u32 size);
+/*
+ * The name of the FUNC type_id in res->btf into buf (size bytes); false if
+ * none.  Walks on from where the previous call with cur stopped (zeroed at
+ * first): names asked in increasing type_id cost one walk of the BTF.
+ */
+struct bpfa_btf_cursor {
+	__u32 id, pos;
+};
+bool bpfa_loops_func_name_at(const struct bpfa_loops_result *res, struct bpfa_btf_cursor *cur,
+			     __u32 type_id, char *buf, __u32 size);
 
 /* Frees what a successful bpfa_loops() returned. */
 void bpfa_loops_free(const struct bpfa_loops_env *env, struct bpfa_loops_result *res);
