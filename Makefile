@@ -12,7 +12,7 @@ BUILD := $(TOP)/build
 # without it too: run `make setup` once on a new machine.
 SETUP_GOALS := all module modules userspace tests check check-% demo checkpatch \
 	bench bench-% fuzz fuzz-% raise-stats loops-unit lower-unit-san stress stress-% \
-	upstream-tests libbpf-bpo bpf-progs debug-kernel examples
+	upstream-tests libbpf-bpo bpf-progs debug-kernel examples prog-sizes
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifneq ($(filter $(SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(BPF_ARENA_SETUP_DONE)$(DRY_RUN),)

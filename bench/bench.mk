@@ -37,3 +37,15 @@ $(BENCH_BIN): $(TOP)/bench/arena_bench.c $(BENCH_BPF_OBJ) $(TOP)/bench/bpf/bench
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -I$(TOP)/tests/progs -I$(TOP)/bench/bpf \
 		-DBPF_OBJ_DIR='"$(BENCH_OUT)/bpf"' -o $@ $< $(LIB_A) -lbpf -lpthread
+
+# What the kernel keeps of each program of the corpus (bench/sizes/).
+SIZES_BIN := $(BENCH_OUT)/prog_sizes
+.PHONY: prog-sizes
+## prog-sizes: xlated/JITed/verified sizes of the corpus, 6.1 + module vs 6.12
+prog-sizes: $(SIZES_BIN) examples bpf-progs upstream-tests
+	$(TOP)/bench/sizes/run
+
+$(SIZES_BIN): $(TOP)/bench/sizes/prog_sizes.c $(LIB_A) $(LIBBPF_BPO_A) \
+		$(wildcard $(TOP)/lib/include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -I$(LIBBPF_BPO_INC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) $(LIBBPF_BPO_LIBS)
