@@ -48,6 +48,11 @@ INCDIR := $(DESTDIR)$(PREFIX)/include
 .PHONY: dist install uninstall install-dkms install-udev install-lib \
 	uninstall-dkms uninstall-udev uninstall-lib
 
+# The files' time in the tarball: a package build's SOURCE_DATE_EPOCH
+# (dpkg-buildpackage: the changelog's date), else the last commit's, else now
+# (a tree without git: the epoch would be an "ancient file" to lintian).
+DIST_MTIME = $(or $(SOURCE_DATE_EPOCH),$(shell git -C $(TOP) log -1 --format=%ct 2>/dev/null),$(shell date +%s))
+
 ## dist: build/dist/bpf-arena-VERSION.tar.gz, the tree DKMS builds
 dist: $(DIST_TARBALL)
 
@@ -60,8 +65,7 @@ $(DIST_TARBALL): $(DIST_DEPS)
 	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' $(TOP)/dkms.conf || \
 		echo "dist: note: dkms.conf says $$(sed -n 's/^PACKAGE_VERSION=//p' $(TOP)/dkms.conf), VERSION $(VERSION): the tarball has $(VERSION)" >&2
 	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
-		--mtime='@$(shell git -C $(TOP) log -1 --format=%ct 2>/dev/null || echo 0)' \
-		-czf $@.tmp $(DIST_NAME)
+		--mtime='@$(DIST_MTIME)' -czf $@.tmp $(DIST_NAME)
 	@mv $@.tmp $@
 	@echo "dist: $@"
 

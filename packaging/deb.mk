@@ -2,7 +2,8 @@
 #
 #   make deb         build/deb/*.deb (bpf-arena-dkms, libbpfarena0,
 #                    libbpfarena-dev, bpf-arena-tools) with dpkg-buildpackage
-#                    (debhelper, dh-dkms from bookworm), then lintian
+#                    (debhelper, dh-dkms from bookworm), then lintian; needs
+#                    only debian/control's Build-Depends, no `make setup`
 #   make deb-lint    lintian on the last build (fails on warnings and errors)
 #
 # debian/rules builds through the two goals below, which need no `make setup`
@@ -49,21 +50,33 @@ pkg-install: pkg-build $(DIST_TARBALL)
 # The package is built from a copy of the checkout's files (tracked and
 # untracked-but-not-ignored, so uncommitted work is packaged as it is): no
 # build/, cache/ or .git, and dpkg-buildpackage writes into build/deb/src/.
-## deb: the four Debian packages in build/deb, then lintian
+# Without git (a tree from a tarball, or git not installed) tar copies the
+# tree with the .gitignore patterns applied.  It needs what debian/control's
+# Build-Depends name, which dpkg-checkbuilddeps checks first, and nothing of
+# `make setup` (deb is not one of the top Makefile's SETUP_GOALS;
+# tests/deb/check.sh builds it with setup made impossible).  lintian, not a
+# build dependency, runs when installed.
+DEB_FILES_GIT = git -C $(TOP) ls-files -co --exclude-standard -z | \
+	xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+	tar --null -T - -c
+DEB_FILES_TAR = tar -c --exclude-vcs --exclude-vcs-ignores --exclude=./build --exclude=./cache .
+## deb: the four Debian packages in build/deb (needs only the Build-Depends), then lintian
 deb:
-	@for t in dpkg-buildpackage dh dh_dkms lintian; do command -v $$t >/dev/null || \
-		{ echo "deb: $$t is missing: run make setup (packaging/setup.sh)" >&2; exit 1; }; done
+	@command -v dpkg-checkbuilddeps >/dev/null || \
+		{ echo "deb: dpkg-checkbuilddeps is missing: apt-get install build-essential (dpkg-dev)" >&2; exit 1; }
+	@cd $(TOP) && dpkg-checkbuilddeps || \
+		{ echo "deb: install the build dependencies above (apt-get install ...), see docs/INSTALL.md" >&2; exit 1; }
 	@v=$$(dpkg-parsechangelog -l $(TOP)/debian/changelog -S Version); [ "$$v" = "$(VERSION)" ] || \
 		{ echo "deb: debian/changelog is at $$v but VERSION is $(VERSION): add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
-	cd $(TOP) && git ls-files -co --exclude-standard -z | \
-		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
-		tar --null -T - -c | tar -x -C $(DEB_SRC)
+	cd $(TOP) && if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(TOP)" ]; then \
+		$(DEB_FILES_GIT); else $(DEB_FILES_TAR); fi | tar -x -C $(DEB_SRC)
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		dpkg-buildpackage -us -uc -j$$(nproc) > $(DEB_DIR)/build.log 2>&1 || \
 		{ tail -n 40 $(DEB_DIR)/build.log >&2; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
 	mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.changes $(DEB_DIR)/src/*.buildinfo $(DEB_DIR)/src/*.dsc $(DEB_DIR)/src/*.tar.* $(DEB_DIR)/
-	@$(MAKE) -s deb-lint
+	@if command -v lintian >/dev/null; then $(MAKE) -s deb-lint; else \
+		echo "deb: lintian is not installed: the packages are not checked (apt-get install lintian; make deb-lint)"; fi
 	@ls -1 $(DEB_DIR)/*.deb
 
 ## deb-lint: lintian on the last make deb

@@ -3,15 +3,20 @@
 # its variables are used here).  The .deb path, after the `make install`
 # path has been removed:
 #   deb_install (end of boot 2): apt-get install of the four .debs from
-#     build/deb (share/debs), the postinst's DKMS build, modprobe, the udev
-#     example rule, smoke test against the packaged libbpfarena-dev, the
-#     packaged demo (and inspector, when packaged); then a reboot.
+#     build/deb (share/debs) with a fake extra kernel whose headers are
+#     broken: the postinst's DKMS build, the postinst loading the module (no
+#     modprobe here), the broken kernel's failed build reported without
+#     failing the configuration; the udev example rule, smoke test against
+#     the packaged libbpfarena-dev, the packaged demo (and inspector, when
+#     packaged); then a reboot.
 #   deb_after_reboot (boot 3): the module is back, smoke test and demo, a
 #     kernel upgrade's rebuild (the kernel postinst hook), an upgrade to the
 #     6.12 kernel (K612, its .debs in share/k612: the inactive stub), the
 #     postinst again with 6.12 present, apt-get remove (the prerm unloads the
 #     module, DKMS forgets it) and purge: every file is as before the install.
 debs_pkgs="bpf-arena-dkms bpf-arena-tools libbpfarena-dev libbpfarena0"
+# A kernel whose headers are broken: its build fails, the package configures.
+bad_kver=6.1.0-99-amd64
 snap_dirs="/usr /etc /var/lib/dkms"
 
 # Every file and directory under $snap_dirs (names only).
@@ -38,6 +43,8 @@ k612_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"$share"/k612/*.deb > "$state/k612.log" 2>&1
 }
+# The four .debs; apt's output (the postinst's messages) in $state/apt-install.log.
+apt_install_debs() { apt-get install -y -q "$share"/debs/*.deb > "$state/apt-install.log" 2>&1; }
 reconfigure() { DEBIAN_FRONTEND=noninteractive dpkg-reconfigure bpf-arena-dkms > "$state/reconf.log" 2>&1; }
 
 # What the make-install path left (make uninstall's part that dkms remove
@@ -56,11 +63,30 @@ deb_install() {
 	snapshot > "$state/snap-before"
 	say "files under $snap_dirs before the .debs: $(wc -l < "$state/snap-before")"
 	run ls -l "$share"/debs
+	# The extra kernel: "headers" whose Makefile fails (removed again before
+	# the last snapshot, deb_after_reboot).
+	mkdir -p "/lib/modules/$bad_kver/build/include"
+	printf '%s\n' '$(error these headers are broken on purpose)' > "/lib/modules/$bad_kver/build/Makefile"
+	: > "/lib/modules/$bad_kver/build/.config"
+	check deb-module-not-loaded-before test ! -d /sys/module/bpf_arena
 	# The postinst builds the module (dkms); in quick mode with the host's
 	# resolve_btfids (the environment reaches dkms through apt and dpkg).
-	DEBIAN_FRONTEND=noninteractive timed deb-apt-install \
-		apt-get install -y -q "$share"/debs/*.deb; check deb-apt-install test $? = 0
+	DEBIAN_FRONTEND=noninteractive timed deb-apt-install apt_install_debs
+	rc=$?
+	sed 's/^/apt: /' "$state/apt-install.log"
+	check deb-apt-install test $rc = 0
 	for p in $debs_pkgs; do check "deb-installed-$p" test "$(dpkg_state "$p")" = ii; done
+	says() { grep -qF -- "$1" "$state/apt-install.log"; }
+	# Loaded by the postinst.
+	check deb-loaded-by-postinst test -d /sys/module/bpf_arena
+	check deb-postinst-says-loaded says "bpf-arena-dkms: loaded bpf_arena $VERSION into the running kernel $kver"
+	# The broken kernel: said, with its log and the fix; configured all the same.
+	check deb-postinst-says-failed-kernel says "bpf-arena-dkms: ERROR: the build of bpf_arena $VERSION for kernel $bad_kver failed"
+	check deb-postinst-says-log says "bpf-arena-dkms:   log: /var/log/bpf-arena-dkms/make-$bad_kver.log"
+	check deb-postinst-failed-log-kept grep -q 'these headers are broken on purpose' "/var/log/bpf-arena-dkms/make-$bad_kver.log"
+	check deb-postinst-says-fix says "bpf-arena-dkms:     dkms install bpf-arena/$VERSION -k $bad_kver"
+	check deb-postinst-says-configured says "bpf-arena-dkms: the build failed for kernel(s): $bad_kver (above); bpf-arena-dkms is configured"
+	check deb-failed-kernel-not-installed sh -c "! dkms status -m bpf-arena -k '$bad_kver' | grep -q ': installed'"
 	run dkms status
 	check deb-dkms-status-installed installed
 	log="/var/lib/dkms/bpf-arena/$VERSION/$kver/x86_64/log/make.log"
@@ -70,7 +96,6 @@ deb_install() {
 	check deb-modinfo-updates-dkms sh -c "modinfo -n bpf_arena | grep -q '/updates/dkms/bpf_arena.ko'"
 	check deb-modinfo-version sh -c "modinfo -F version bpf_arena | grep -qx '$VERSION'"
 	check deb-modules-load-conffile sh -c "dpkg -S /etc/modules-load.d/bpf-arena.conf | grep -q '^bpf-arena-dkms:'"
-	run modprobe bpf_arena; check deb-modprobe test $? = 0
 	check deb-module-btf-loaded test -e /sys/kernel/btf/bpf_arena
 	# Group access, as README says: the example rule, with this run's group/mode.
 	sed -e "s/GROUP=\"bpf\"/GROUP=\"$GROUP\"/" -e "s/MODE=\"0660\"/MODE=\"$MODE\"/" \
@@ -160,6 +185,8 @@ deb_after_reboot() {
 	check deb-apt-purge test $? = 0
 	for p in $debs_pkgs; do check "deb-purged-$p" sh -c "case '$(dpkg_state "$p")' in ''|un) ;; *) exit 1 ;; esac"; done
 	check deb-purge-conffile-gone test ! -e /etc/modules-load.d/bpf-arena.conf
+	check deb-purge-failed-logs-gone test ! -e /var/log/bpf-arena-dkms
+	rm -rf "/lib/modules/$bad_kver"
 	# The 6.12 kernel's own files (installed above) are not ours.
 	snapshot | { if [ -n "${K612:-}" ]; then grep -v -F "${K612%-amd64}"; else cat; fi; } > "$state/snap-after"
 	diff "$state/snap-before" "$state/snap-after" > "$state/snap-diff"
