@@ -327,6 +327,69 @@ TEST(refuses_stack_pointer_stored_to_memory)
 	REFUSED(p, "stores a stack pointer to memory");
 }
 
+/*
+ * With line_info, a refusal names the source line of its insn: the last
+ * record at or before it, the file's base name.  A file name without a NUL
+ * in its first 256 bytes gives no place (bounded work on crafted BTF).
+ */
+TEST(refusal_names_the_source_line)
+{
+	static const char name_ok[] = "\0int\0prog\0src/dir/list.bpf.c";
+	const struct bpf_insn p[] = {
+		I_MOV64_IMM(6, 0),
+		I_MAY_GOTO(3),
+		I_STX(BPF_DW, 1, 10, 0),
+		I_ALU64_IMM(BPF_ADD, 6, 1),
+		I_JA(-4),
+		I_MOV64_REG(0, 6),
+		I_EXIT(),
+	};
+	struct {
+		struct btf_header h;
+		__u32 t[3 + 1 + 3 + 3];
+		char s[400];
+	} __attribute__((packed)) blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
+		       .type_off = 0, .type_len = 40, .str_off = 40 },
+		.t = { 1, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		       0, BTF_KIND_FUNC_PROTO << 24, 1,
+		       5, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 2 },
+	};
+	const struct bpf_line_info li[] = {
+		{ .insn_off = 0, .file_name_off = 10, .line_col = 30 << 10 },
+		{ .insn_off = 2, .file_name_off = 10, .line_col = 41 << 10 },
+		{ .insn_off = 3, .file_name_off = 10, .line_col = 42 << 10 },
+	};
+	const struct bpf_func_info fi = { 0, 3 };
+	struct bpfa_loops_env e = env;
+	struct bpfa_loops_result res;
+
+	memcpy(blob.s, name_ok, sizeof(name_ok));
+	blob.h.str_len = sizeof(name_ok);
+	e.has_btf = true;
+	e.btf = &blob;
+	e.btf_size = sizeof(blob.h) + 40 + sizeof(name_ok);
+	e.func_info = &fi;
+	e.func_info_cnt = 1;
+	e.func_info_rec_size = sizeof(fi);
+	e.line_info = li;
+	e.line_info_cnt = ARRAY_SIZE(li);
+	e.line_info_rec_size = sizeof(li[0]);
+	ASSERT_EQ(-EINVAL, bpfa_loops(&e, p, ARRAY_SIZE(p), &res));
+	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 2 (list.bpf.c:41): ", 35)) TH_LOG("%s", res.msg);
+	EXPECT_NE(NULL, strstr(res.msg, "stores a stack pointer to memory")) TH_LOG("%s", res.msg);
+	EXPECT_EQ(0, live_allocs);
+
+	/* 300 bytes of name, no NUL within the bound: the message without a place. */
+	memset(blob.s + 10, 'a', 300);
+	blob.s[310] = 0;
+	blob.h.str_len = 311;
+	e.btf_size = sizeof(blob.h) + 40 + 311;
+	ASSERT_EQ(-EINVAL, bpfa_loops(&e, p, ARRAY_SIZE(p), &res));
+	EXPECT_EQ(0, strncmp(res.msg, "bpf_arena: insn 2: ", 19)) TH_LOG("%s", res.msg);
+	EXPECT_EQ(0, live_allocs);
+}
+
 TEST(refuses_ctx_used_in_loop)
 {
 	const struct bpf_insn p[] = {
