@@ -47,65 +47,17 @@
 #include "log_xlate.h"
 #include "loops.h"
 #include "prog_ctx.h"
+#include "src_line.h"
 
 /* Logs longer than this stay as the verifier wrote them (bounded work). */
 #define XLATE_MAX		(16u << 20)
 #define XLATE_CHUNK		(64u << 10)
 #define XLATE_FNS_MAX		(2 * 16 * BPFA_LOOPS_MAX_DEPTH)
-#define FILE_NAME_MAX		48
-/* A longer file name has no "file:line": its end is not looked for. */
-#define FILE_SCAN_MAX		256
 
-struct where_ctx {
-	const u8 *linfo;		/* the lowered program's line_info (kernel copy) */
-	u32 cnt, rec_size;
-	const u32 *new_idx;
-	u32 old_len;
-	const char *strs;		/* the program BTF's strings */
-	u32 str_len;
-};
-
-static const struct bpf_line_info *linfo_at(const struct where_ctx *w, u32 i)
-{
-	return (const void *)(w->linfo + (size_t)i * w->rec_size);
-}
-
-/* "file:line" of the user's insn u: the last line_info at or before it. */
+/* bpfa_xlate's where(): the source line of a user's insn. */
 static bool where(void *ctx, u32 u, char *buf, u32 size)
 {
-	const struct where_ctx *w = ctx;
-	const struct bpf_line_info *li;
-	u32 l, lo = 0, hi, off, n;
-	const char *file, *base;
-
-	if (!w->cnt || u >= w->old_len)
-		return false;
-	l = w->new_idx[u];
-	if (linfo_at(w, 0)->insn_off > l)
-		return false;
-	hi = w->cnt - 1;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo + 1) / 2;
-
-		if (linfo_at(w, mid)->insn_off <= l)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	li = linfo_at(w, lo);
-	off = li->file_name_off;
-	if (!off || off >= w->str_len)
-		return false;
-	file = w->strs + off;
-	n = strnlen(file, min_t(u32, w->str_len - off, FILE_SCAN_MAX));
-	if (n == FILE_SCAN_MAX)
-		return false;
-	for (base = file + n; base > file && base[-1] != '/'; base--)
-		;
-	n -= base - file;
-	snprintf(buf, size, "%.*s:%u", (int)min_t(u32, n, FILE_NAME_MAX), base,
-		 BPF_LINE_INFO_LINE_NUM(li->line_col));
-	return true;
+	return bpfa_src_where(ctx, u, buf, size);
 }
 
 /*
@@ -114,20 +66,17 @@ static bool where(void *ctx, u32 u, char *buf, u32 size)
  * not have got that far) and a BTF; *btf holds the reference.
  */
 static void where_init(const struct prog_load *pl, const struct bpfa_lower_result *res,
-		       const struct prog_records *rec, struct where_ctx *w, struct btf **btf)
+		       const struct prog_records *rec, struct bpfa_src_lines *w,
+		       struct btf **btf)
 {
 	const struct btf_header *h;
-	u32 i, rec_size = pl->attr.line_info_rec_size;
+	u32 rec_size = pl->attr.line_info_rec_size;
 
 	*btf = NULL;
 	if (!rec->line_info || !pl->attr.line_info_cnt ||
-	    rec_size < sizeof(struct bpf_line_info))
+	    rec_size < sizeof(struct bpf_line_info) ||
+	    !bpfa_src_lines_sorted(rec->line_info, pl->attr.line_info_cnt, rec_size))
 		return;
-	for (i = 1; i < pl->attr.line_info_cnt; i++)
-		if (((const struct bpf_line_info *)(rec->line_info + (size_t)i * rec_size))->insn_off <
-		    ((const struct bpf_line_info *)(rec->line_info +
-						    (size_t)(i - 1) * rec_size))->insn_off)
-			return;
 	*btf = ksyms.btf_get_by_fd(pl->attr.prog_btf_fd);
 	if (IS_ERR(*btf)) {
 		*btf = NULL;
@@ -202,7 +151,7 @@ void prog_log_translate(const struct prog_load *pl, const struct bpfa_lower_resu
 	char __user *ubuf = u64_to_user_ptr(pl->attr.log_buf);
 	u32 size = pl->attr.log_size, len, out_size;
 	struct bpfa_xlate_fn *fns = NULL;
-	struct where_ctx wc = { };
+	struct bpfa_src_lines wc = { };
 	struct bpfa_xlate x = { };
 	struct btf *btf = NULL;
 	char *in, *out = NULL;

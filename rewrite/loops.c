@@ -59,6 +59,7 @@
 #include "cfg.h"
 #include "helper_args.h"
 #include "loops.h"
+#include "src_line.h"
 
 #ifdef __KERNEL__
 #include <linux/kernel.h>
@@ -275,66 +276,40 @@ static void vset_msg(struct bpfa_loops_result *res, __u32 idx, const char *fmt, 
 	bpfa_vmsg(res->msg, sizeof(res->msg), idx, fmt, ap);
 }
 
-static const void *rec(const void *base, __u32 i, __u32 size);
-
-/* File names are read this far at most (the log translation's bound too). */
-#define SRC_NAME_SCAN	256
-#define SRC_NAME_SHOW	48
-
 /*
- * " (file:line)" of the user's insn u from the program's line_info (which
- * is in the lowered program's numbering: new_idx maps), into buf; "" when
- * there is none.  The record is the last one at or before the insn.
+ * " (file:line)" of the user's insn u from the program's line_info (in the
+ * lowered program's numbering: new_idx maps) into buf; "" when there is none.
  */
 static void src_line(const struct pctx *c, __u32 u, char *buf, size_t size)
 {
 	const struct bpfa_loops_env *env = c->env;
-	__u32 l = u, k, off, n, best = 0, cut;
-	struct bpf_line_info li, at = { 0 };
-	const char *strs, *file;
+	struct bpfa_src_lines s = {
+		.linfo = env->line_info, .cnt = env->line_info_cnt,
+		.rec_size = env->line_info_rec_size, .new_idx = env->new_idx,
+		.old_len = env->old_len,
+	};
+	char where[BPFA_SRC_WHERE_LEN];
 	struct btf_header h;
-	bool found = false;
 
 	buf[0] = '\0';
 	if (!env->has_btf || !env->btf || env->btf_size < sizeof(h) || !env->line_info ||
-	    !env->line_info_cnt || env->line_info_rec_size < sizeof(li))
+	    !env->line_info_cnt || env->line_info_rec_size < sizeof(struct bpf_line_info) ||
+	    !bpfa_src_lines_sorted(env->line_info, env->line_info_cnt, env->line_info_rec_size))
 		return;
 	memcpy(&h, env->btf, sizeof(h));
 	if (h.hdr_len < sizeof(h) || h.hdr_len > env->btf_size ||
 	    (__u64)h.str_off + h.str_len > env->btf_size - h.hdr_len)
 		return;
-	if (env->new_idx) {
-		if (u >= env->old_len)
-			return;
-		l = env->new_idx[u];
-	}
-	for (k = 0; k < env->line_info_cnt; k++) {
-		memcpy(&li, rec(env->line_info, k, env->line_info_rec_size), sizeof(li));
-		if (li.insn_off <= l && (!found || li.insn_off >= best)) {
-			at = li;
-			best = li.insn_off;
-			found = true;
-		}
-	}
-	off = found ? at.file_name_off : 0;
-	if (!off || off >= h.str_len)
-		return;
-	strs = (const char *)env->btf + h.hdr_len + h.str_off;
-	for (n = 0; n < SRC_NAME_SCAN && off + n < h.str_len && strs[off + n]; n++)
-		;
-	if (n == SRC_NAME_SCAN || off + n == h.str_len)
-		return;
-	file = strs + off;
-	for (cut = n; cut && file[cut - 1] != '/'; cut--)
-		;
-	snprintf(buf, size, " (%.*s:%u)", (int)(n - cut < SRC_NAME_SHOW ? n - cut : SRC_NAME_SHOW),
-		 file + cut, BPF_LINE_INFO_LINE_NUM(at.line_col));
+	s.strs = (const char *)env->btf + h.hdr_len + h.str_off;
+	s.str_len = h.str_len;
+	if (bpfa_src_where(&s, u, where, sizeof(where)))
+		snprintf(buf, size, " (%s)", where);
 }
 
 /* Puts the source line of user insn u after "bpf_arena: insn U" in the message. */
 static void add_src_line(const struct pctx *c, __u32 u)
 {
-	char *msg = c->res->msg, where[SRC_NAME_SHOW + 24], *colon;
+	char *msg = c->res->msg, where[BPFA_SRC_WHERE_LEN + 3], *colon;
 	size_t len = strlen(msg), add;
 
 	src_line(c, u, where, sizeof(where));

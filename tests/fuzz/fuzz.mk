@@ -13,7 +13,8 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/lower_fuzz
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
 FUZZ_CORPUS := $(FUZZ_DIR)/corpus
-FUZZ_JIT := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/helper_args.c $(LOWER_SRCS) $(TOP)/rewrite/raise.c $(TOP)/rewrite/loops.c
+FUZZ_JIT := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/helper_args.c $(LOWER_SRCS) $(TOP)/rewrite/raise.c $(TOP)/rewrite/loops.c \
+	$(TOP)/rewrite/src_line.c
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -I$(TOP)/rewrite
 # Raw-instruction tests dumped as seeds (tests/fuzz/dump_progs.c).

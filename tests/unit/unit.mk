@@ -47,6 +47,7 @@ lower-unit-san: $(LOWER_UNIT_SAN)
 
 # The loop pass, and bpf_for/bpf_repeat: the lowering's inline iterators, then the pass.
 LOOPS_SRCS := $(TOP)/rewrite/cfg.c $(TOP)/rewrite/helper_args.c $(TOP)/rewrite/loops.c \
+	$(TOP)/rewrite/src_line.c \
 	$(TOP)/rewrite/log_xlate.c
 LOOPS_DEPS := $(LOOPS_SRCS) $(wildcard $(TOP)/rewrite/*.h) $(wildcard $(UNIT_DIR)/*.h)
 LOOPS_UNIT := $(BUILD)/host/loops_unit_test
