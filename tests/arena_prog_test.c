@@ -195,19 +195,6 @@ TEST_F(prog, prepare_creates_maps_and_hands_them_to_libbpf)
 	EXPECT_EQ(NULL, bpf_arena_object_base(bpf_object__find_map_by_name(self->obj, "arena_li.bss")));
 }
 
-/* libbpfarena's messages, for the tests that check one. */
-static char lib_msgs[8192];
-
-static int lib_capture(enum bpf_arena_print_level level, const char *fmt, va_list args)
-{
-	size_t len = strlen(lib_msgs);
-
-	(void)level;
-	if (len < sizeof(lib_msgs) - 1)
-		vsnprintf(lib_msgs + len, sizeof(lib_msgs) - len, fmt, args);
-	return 0;
-}
-
 #define UNRELEASED_TEXT "its object was closed (or failed to load) but the arena was not " \
 	"released, so it stays mapped until the process exits: close objects with " \
 	"bpf_arena_object_close(obj)"
@@ -221,15 +208,13 @@ TEST_F(prog, unreleased_arena_is_reported_at_the_next_prepare)
 	LOAD(O_LIST, NULL, LIST_MAP_EXTRA);
 	bpf_object__close(self->obj);		/* the arena is not released */
 	self->obj = NULL;
-	lib_msgs[0] = 0;
-	bpf_arena_set_print(lib_capture);
+	lib_capture();
 	LOAD(O_HTAB, NULL, 0);
 	bpf_arena_set_print(NULL);
 	EXPECT_NE(NULL, strstr(lib_msgs, "arena map 'arena' (100 pages at 0x100000000000): "
 			       UNRELEASED_TEXT)) TH_LOG("%s", lib_msgs);
 	/* Once only. */
-	lib_msgs[0] = 0;
-	bpf_arena_set_print(lib_capture);
+	lib_capture();
 	EXPECT_EQ(0, bpf_arena_object_prepare(self->obj));
 	bpf_arena_set_print(NULL);
 	EXPECT_EQ(NULL, strstr(lib_msgs, UNRELEASED_TEXT)) TH_LOG("%s", lib_msgs);

@@ -22,27 +22,13 @@
 #include "kselftest_harness.h"
 #include "test_util.h"
 
-static char msgs[8192];
-
-static int capture(enum bpf_arena_print_level level, const char *fmt, va_list args)
-{
-	size_t len = strlen(msgs);
-
-	if (level == BPF_ARENA_DEBUG)
-		return 0;
-	if (len < sizeof(msgs) - 1)
-		vsnprintf(msgs + len, sizeof(msgs) - len, fmt, args);
-	return 0;
-}
-
 TEST(kernel_ready_when_the_kernel_can_create_arenas)
 {
-	msgs[0] = 0;
-	bpf_arena_set_print(capture);
+	lib_capture();
 	if (!kernel_has_native_arena() && !kmod_is_loaded())
 		ASSERT_EQ(0, kmod_load());
 	EXPECT_EQ(0, bpf_arena_kernel_ready());
-	EXPECT_STREQ("", msgs);
+	EXPECT_STREQ("", lib_msgs);
 }
 
 /* Without the module, on 6.1: what to run, for this kernel. */
@@ -57,26 +43,25 @@ TEST(kernel_ready_names_the_module_when_it_is_not_loaded)
 	ASSERT_EQ(0, uname(&u));
 	if (kmod_is_loaded())
 		ASSERT_EQ(0, kmod_unload_when_idle(5000));
-	msgs[0] = 0;
-	bpf_arena_set_print(capture);
+	lib_capture();
 	EXPECT_EQ(-EOPNOTSUPP, bpf_arena_kernel_ready());
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* The guest's module is not under /lib/modules: "not installed". */
 	snprintf(want, sizeof(want), "libbpfarena: this kernel (%s) has no BPF arena of its own "
 		 "and the bpf_arena module is not installed for it: install the bpf-arena-dkms "
 		 "package (or `dkms install bpf-arena/", u.release);
-	EXPECT_NE(NULL, strstr(msgs, want)) TH_LOG("want \"%s\" in \"%s\"", want, msgs);
-	EXPECT_NE(NULL, strstr(msgs, "then `modprobe bpf_arena`")) TH_LOG("%s", msgs);
+	EXPECT_NE(NULL, strstr(lib_msgs, want)) TH_LOG("want \"%s\" in \"%s\"", want, lib_msgs);
+	EXPECT_NE(NULL, strstr(lib_msgs, "then `modprobe bpf_arena`")) TH_LOG("%s", lib_msgs);
 
 	/* The device path and a bpf() creation say the same. */
-	msgs[0] = 0;
+	lib_msgs[0] = 0;
 	EXPECT_EQ(-EOPNOTSUPP, bpf_arena_create_dev(4, NULL, &a));
-	EXPECT_NE(NULL, strstr(msgs, "bpf_arena_create_dev: needs the bpf_arena module's "
-			       "/dev/bpf_arena")) TH_LOG("%s", msgs);
-	EXPECT_NE(NULL, strstr(msgs, "has no BPF arena of its own")) TH_LOG("%s", msgs);
-	msgs[0] = 0;
+	EXPECT_NE(NULL, strstr(lib_msgs, "bpf_arena_create_dev: needs the bpf_arena module's "
+			       "/dev/bpf_arena")) TH_LOG("%s", lib_msgs);
+	EXPECT_NE(NULL, strstr(lib_msgs, "has no BPF arena of its own")) TH_LOG("%s", lib_msgs);
+	lib_msgs[0] = 0;
 	EXPECT_EQ(-EINVAL, bpf_arena_create(4, NULL, &a));
-	EXPECT_NE(NULL, strstr(msgs, "has no BPF arena of its own")) TH_LOG("%s", msgs);
+	EXPECT_NE(NULL, strstr(lib_msgs, "has no BPF arena of its own")) TH_LOG("%s", lib_msgs);
 	bpf_arena_set_print(NULL);
 	EXPECT_EQ(0, kmod_load());
 }

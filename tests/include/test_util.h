@@ -1117,6 +1117,32 @@ static inline long dev_pages_allocated(int fd)
 #endif /* BPF_ARENA_DEV_PATH */
 
 /*
+ * ---- libbpfarena ----
+ * Defined where the test included bpf_arena_lib.h before this header.
+ */
+#ifdef BPF_ARENA_LIB_H
+/* libbpfarena's messages since the last lib_capture(), debug ones left out. */
+static char lib_msgs[8192] __attribute__((unused));
+
+static inline int lib_keep(enum bpf_arena_print_level level, const char *fmt, va_list args)
+{
+	size_t len = strlen(lib_msgs);
+
+	if (level == BPF_ARENA_DEBUG || len >= sizeof(lib_msgs) - 1)
+		return 0;
+	vsnprintf(lib_msgs + len, sizeof(lib_msgs) - len, fmt, args);
+	return 0;
+}
+
+/* From now on libbpfarena's messages are kept in lib_msgs (emptied here). */
+static inline void lib_capture(void)
+{
+	lib_msgs[0] = 0;
+	bpf_arena_set_print(lib_keep);
+}
+#endif /* BPF_ARENA_LIB_H */
+
+/*
  * ---- libbpf ----
  * Defined where the test included <bpf/libbpf.h> before this header.  The
  * objects a test embeds come from tests/progs/ (tests/progs/progs.mk builds
